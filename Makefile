@@ -1,0 +1,52 @@
+# The two commands of README.md: `make run` serves the CMS, `make test` checks it. Both set up what they need.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c requirements/constraints.txt
+export HOST ?= 127.0.0.1
+export PORT ?= 8000
+
+.PHONY: run serve test lint openapi constraints clean
+
+$(VENV)/.prod-installed: requirements/base.txt requirements/prod.txt requirements/constraints.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=python3.11)")'
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "Installing runtime dependencies into $(VENV) …"
+	$(PIP) -r requirements/prod.txt
+	@touch $@
+
+$(VENV)/.dev-installed: $(VENV)/.prod-installed requirements/dev.txt
+	@echo "Installing test tools into $(VENV) …"
+	$(PIP) -r requirements/dev.txt
+	@touch $@
+
+## Serve the CMS on $(HOST):$(PORT): install, migrate, create the first admin (printing its token once), run.
+run: $(VENV)/.prod-installed
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	$(PY) manage.py cms_setup --print-token
+	exec $(PY) -m gunicorn cms_project.wsgi --config cms_project/gunicorn.conf.py
+
+## Lint, migration check and the whole test suite on SQLite, then on PostgreSQL when one is reachable.
+test: $(VENV)/.dev-installed
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
+	VENV=$(VENV) bash scripts/run-tests.sh $(PYTEST_ARGS)
+
+lint: $(VENV)/.dev-installed
+	$(PY) -m ruff check --fix .
+	$(PY) -m ruff format .
+
+## Regenerate the committed OpenAPI document after changing an endpoint.
+openapi: $(VENV)/.dev-installed
+	DATABASE_URL=sqlite:///:memory: $(PY) manage.py spectacular --format openapi-json --file docs/openapi.json
+
+## Re-pin every installed package after changing requirements/*.txt.
+constraints: $(VENV)/.dev-installed
+	( echo "# Every installed package's version, direct and transitive, so a fresh install matches what CI tested."; \
+	  echo "# Regenerate with: make constraints"; \
+	  $(PY) -m pip freeze --exclude-editable | grep -v -i -E '^(pip|setuptools)==' ) > requirements/constraints.txt
+
+clean:
+	rm -rf $(VENV) var/static

@@ -1,0 +1,85 @@
+"""Django admin for users and API tokens. Tokens are created through the same service as the API, and the secret
+is shown once in the confirmation message."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+
+from apps.accounts import services
+from apps.accounts.models import ApiToken, User
+from apps.accounts.permissions import SCOPES, Actor
+
+
+@admin.register(User)
+class UserAdmin(admin.ModelAdmin):
+    list_display = ("email", "name", "role", "is_active", "created_at")
+    list_filter = ("role", "is_active")
+    search_fields = ("email", "name")
+    ordering = ("email",)
+    fields = ("email", "name", "role", "is_active", "last_login", "created_at", "updated_at")
+    readonly_fields = ("last_login", "created_at", "updated_at")
+
+
+class ApiTokenForm(forms.ModelForm):
+    scopes = forms.MultipleChoiceField(
+        choices=[(scope, scope) for scope in SCOPES], widget=forms.CheckboxSelectMultiple
+    )
+
+    class Meta:
+        model = ApiToken
+        fields = ("user", "name", "scopes", "expires_at")
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    form = ApiTokenForm
+    list_display = (
+        "name",
+        "prefix",
+        "user",
+        "scopes",
+        "expires_at",
+        "last_used_at",
+        "revoked_at",
+        "created_at",
+    )
+    list_filter = ("revoked_at",)
+    search_fields = ("name", "prefix", "user__email")
+    actions = ["revoke"]
+
+    def get_readonly_fields(self, request, obj=None):
+        # A token's secret cannot be changed after creation; only its record is shown.
+        if obj is not None:
+            return (
+                "user",
+                "name",
+                "scopes",
+                "expires_at",
+                "prefix",
+                "last_used_at",
+                "revoked_at",
+                "created_at",
+            )
+        return ()
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return
+        token, raw = services.api_token_create(
+            actor=Actor.for_session(request.user),
+            user=form.cleaned_data["user"],
+            name=form.cleaned_data["name"],
+            scopes=list(form.cleaned_data["scopes"]),
+            expires_at=form.cleaned_data.get("expires_at"),
+        )
+        obj.pk = token.pk
+        messages.warning(request, f"Token created. Copy it now, it will not be shown again: {raw}")
+
+    @admin.action(description="Revoke selected tokens")
+    def revoke(self, request, queryset):
+        actor = Actor.for_session(request.user)
+        tokens = list(queryset.filter(revoked_at__isnull=True).values_list("pk", flat=True))
+        for token_id in tokens:
+            services.api_token_revoke(actor=actor, token_id=token_id)
+        messages.success(request, f"Revoked {len(tokens)} token(s).")

@@ -1,0 +1,55 @@
+"""``/_cms/api/admin/api-tokens``: list, create (the token is shown once) and revoke personal access tokens."""
+
+from __future__ import annotations
+
+from apps.accounts import selectors, services
+from apps.accounts.api.serializers import (
+    TokenCreatedOut,
+    TokenCreateIn,
+    TokenListQuery,
+    TokenOut,
+    present_token,
+)
+from apps.accounts.permissions import actor_from_request
+from apps.core.api.serializers import SuccessFlagSerializer, paged
+from apps.core.api.views import CmsViewSet, endpoint, ok
+from apps.core.errors import NotFound, ValidationError
+
+
+class ApiTokenViewSet(CmsViewSet):
+    @endpoint(
+        "tokens.manage", query=TokenListQuery, response=paged(TokenOut), summary="List active API tokens"
+    )
+    def list(self, request):
+        page = selectors.api_token_list(
+            user_id=self.query.get("userId"), cursor=self.query.get("cursor"), limit=self.query["limit"]
+        )
+        return ok(page.to_data(present_token))
+
+    @endpoint(
+        "tokens.manage",
+        body=TokenCreateIn,
+        response=TokenCreatedOut,
+        status=201,
+        summary="Create an API token",
+    )
+    def create(self, request):
+        owner = request.user
+        if self.body.get("userId"):
+            try:
+                owner = selectors.user_get(user_id=self.body["userId"])
+            except NotFound as exc:
+                raise ValidationError(details={"userId": exc.message}) from exc
+        token, raw = services.api_token_create(
+            actor=actor_from_request(request),
+            user=owner,
+            name=self.body["name"],
+            scopes=self.body["scopes"],
+            expires_at=self.body.get("expiresAt"),
+        )
+        return ok({"item": present_token(token), "token": raw}, status=201)
+
+    @endpoint("tokens.manage", response=SuccessFlagSerializer, summary="Revoke an API token")
+    def destroy(self, request, pk: str):
+        services.api_token_revoke(actor=actor_from_request(request), token_id=pk)
+        return ok({"success": True})

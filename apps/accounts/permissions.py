@@ -1,0 +1,170 @@
+"""Who may do what: one table of operations, each with the scope a token needs and the role a user needs.
+
+Two checks always apply (ARCHITECTURE §4): the credential's scopes (SPEC §5; a session has every scope) and the user's
+role (10 subscriber … 50 admin). Some operations also distinguish the user's own objects from other people's: a
+contributor edits their own entries, an editor anyone's. REST views name their operation in ``@endpoint``; MCP tools
+and the admin pages name the same operations, so all faces enforce the same rules. An operation missing from the
+table needs ``admin`` (fail closed). Decisions where SPEC is silent are listed in docs/decisions.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rest_framework.permissions import BasePermission
+
+from apps.accounts.models import Role, User
+from apps.core.errors import Forbidden, Unauthorized
+
+SCOPES = (
+    "content:read",
+    "content:write",
+    "media:read",
+    "media:write",
+    "schema:read",
+    "schema:write",
+    "admin",
+)
+ALL_SCOPES = frozenset(SCOPES)
+
+# The lowest role that can make use of each scope (SPEC §5 minimum roles); tokens and OAuth grants never carry a scope
+# beyond their user's role.
+SCOPE_MIN_ROLE = {
+    "content:read": Role.SUBSCRIBER,
+    "content:write": Role.CONTRIBUTOR,
+    "media:read": Role.SUBSCRIBER,
+    "media:write": Role.AUTHOR,
+    "schema:read": Role.EDITOR,
+    "schema:write": Role.ADMIN,
+    "admin": Role.ADMIN,
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    # The scope a token must carry; None for operations that need no scope (public, or any signed-in user).
+    scope: str | None
+    min_role: int = Role.SUBSCRIBER
+    # The role needed to act on objects owned by someone else; None when ownership does not matter.
+    any_role: int | None = None
+    # Reachable without credentials.
+    public: bool = False
+
+
+RULES: dict[str, Rule] = {
+    "public": Rule(scope=None, public=True),
+    "signed_in": Rule(scope=None),
+    "tokens.manage": Rule("admin", Role.ADMIN),
+}
+
+FAIL_CLOSED = Rule("admin", Role.ADMIN)
+
+
+def rule_for(operation: str) -> Rule:
+    return RULES.get(operation, FAIL_CLOSED)
+
+
+def register(rules: dict[str, Rule]) -> None:
+    """Domain apps add their operations from ``AppConfig.ready()``; a name may be defined once."""
+    for name, rule in rules.items():
+        if name in RULES and RULES[name] != rule:
+            raise ValueError(f"permission operation {name!r} is already defined differently")
+        RULES[name] = rule
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is acting and with which scopes: a token's user and its scopes, a session user, or the system itself."""
+
+    user: User | None
+    scopes: frozenset[str] = field(default_factory=frozenset)
+    via: str = "token"
+    token_id: str | None = None
+
+    @classmethod
+    def system(cls) -> Actor:
+        """Management commands, the worker and the importer: every scope, admin role, no user."""
+        return cls(user=None, scopes=ALL_SCOPES, via="system")
+
+    @classmethod
+    def for_session(cls, user: User) -> Actor:
+        return cls(user=user, scopes=ALL_SCOPES, via="session")
+
+    @property
+    def user_id(self) -> str | None:
+        return self.user.pk if self.user else None
+
+    @property
+    def role(self) -> int:
+        return Role.ADMIN if self.via == "system" else (self.user.role if self.user else 0)
+
+    def has_scope(self, scope: str | None) -> bool:
+        return scope is None or "admin" in self.scopes or scope in self.scopes
+
+    def has_role(self, role: int) -> bool:
+        return self.role >= role
+
+
+def _role_label(role: int) -> str:
+    return f"{Role(role).label} ({role})" if role in Role.values else str(role)
+
+
+def authorize(actor: Actor | None, operation: str, *, owner_id: str | None = None) -> None:
+    """Raise Unauthorized or Forbidden unless ``actor`` may perform ``operation`` (on an object of ``owner_id``)."""
+    rule = rule_for(operation)
+    if rule.public:
+        return
+    if actor is None:
+        raise Unauthorized()
+    if not actor.has_scope(rule.scope):
+        raise Forbidden(f"Insufficient scope: requires {rule.scope}.", details={"requiredScope": rule.scope})
+    if not actor.has_role(rule.min_role):
+        raise Forbidden(
+            f"This requires the role {_role_label(rule.min_role)} or higher; you are {_role_label(actor.role)}.",
+            details={"requiredRole": rule.min_role},
+        )
+    others = owner_id is not None and rule.any_role is not None and owner_id != actor.user_id
+    if others and not actor.has_role(rule.any_role):
+        raise Forbidden(
+            f"Only {_role_label(rule.any_role)} or higher may do this to items that belong to someone else.",
+            details={"requiredRole": rule.any_role},
+        )
+
+
+def can(actor: Actor | None, operation: str, *, owner_id: str | None = None) -> bool:
+    try:
+        authorize(actor, operation, owner_id=owner_id)
+    except (Unauthorized, Forbidden):
+        return False
+    return True
+
+
+def allowed_scopes(role: int) -> frozenset[str]:
+    return frozenset(scope for scope, needed in SCOPE_MIN_ROLE.items() if role >= needed)
+
+
+def actor_from_request(request) -> Actor | None:
+    """The Actor of a DRF request, built once from what authentication found."""
+    actor = getattr(request, "_cms_actor", None)
+    if actor is None:
+        actor = getattr(request, "cms_actor", None)  # set by BearerTokenAuthentication
+        user = getattr(request, "user", None)
+        if actor is None and user is not None and user.is_authenticated:
+            actor = Actor.for_session(user)
+        request._cms_actor = actor
+        if actor is not None:
+            request._request._cms_user_id = actor.user_id  # for the request log line
+    return actor
+
+
+class OperationPermission(BasePermission):
+    """DRF's hook: the coarse check (scope and minimum role) before the handler runs. Object checks are in services."""
+
+    def has_permission(self, request, view) -> bool:
+        spec = view.get_endpoint() if hasattr(view, "get_endpoint") else None
+        operation = spec.operation if spec else "__undeclared__"
+        authorize(actor_from_request(request), operation)
+        return True
+
+    def is_public_operation(self, operation: str) -> bool:
+        return rule_for(operation).public

@@ -1,0 +1,34 @@
+"""Reads for accounts."""
+
+from __future__ import annotations
+
+from apps.accounts.models import ApiToken, User, normalize_email
+from apps.core.errors import NotFound
+from apps.core.pagination import Page, SortKey, keyset_page
+
+TOKEN_ORDER = (SortKey("created_at", descending=True, kind="datetime"), SortKey("id", descending=True))
+
+
+def user_get(*, user_id: str) -> User:
+    user = User.objects.filter(pk=user_id).first()
+    if user is None:
+        raise NotFound(f"No user with id {user_id}.")
+    return user
+
+
+def user_get_by_email(*, email: str) -> User:
+    user = User.objects.filter(email=normalize_email(email)).first()
+    if user is None:
+        raise NotFound(f"No user with email {email}.")
+    return user
+
+
+def api_token_list(
+    *, user_id: str | None = None, include_revoked: bool = False, cursor: str | None = None, limit: int = 50
+) -> Page[ApiToken]:
+    tokens = ApiToken.objects.select_related("user")
+    if user_id:
+        tokens = tokens.filter(user_id=user_id)
+    if not include_revoked:
+        tokens = tokens.filter(revoked_at__isnull=True)
+    return keyset_page(tokens, keys=TOKEN_ORDER, cursor=cursor, limit=limit, scope="tokens")

@@ -1,0 +1,1 @@
+"""REST plumbing shared by every app: the base view, the envelope, errors, OpenAPI generation."""

@@ -1,0 +1,113 @@
+"""OpenAPI generation from the ``@endpoint`` declarations (drf-spectacular).
+
+The same declaration that the base view enforces documents the operation: query parameters, request body, the
+enveloped success response, and the error responses this endpoint can give, all in the error envelope. The document is
+served at ``/_cms/api/openapi.json`` and kept in ``docs/openapi.json`` (a test compares the two).
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import build_basic_type, build_parameter_type
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+
+from apps.core.api.serializers import ErrorEnvelopeSerializer, enveloped
+from apps.core.api.views import BODY_METHODS, Endpoint
+
+ERROR_DESCRIPTIONS = {
+    400: "Invalid input (VALIDATION_ERROR and the other 400 codes of SPEC §7).",
+    401: "Missing, invalid, expired or revoked credentials (UNAUTHORIZED).",
+    403: "The token lacks the scope, or the user the role, for this operation (FORBIDDEN).",
+    404: "No such resource (NOT_FOUND).",
+    409: "Conflict with the current state (CONFLICT, DUPLICATE_SLUG).",
+    413: "The request body is too large (PAYLOAD_TOO_LARGE).",
+    429: "Rate limited (RATE_LIMITED); see the Retry-After header.",
+    503: "Temporarily unavailable (SERVICE_UNAVAILABLE); see the Retry-After header.",
+}
+
+
+def only_api_paths(endpoints):
+    """Document the REST API only: not the admin, not the documentation routes themselves."""
+    return [
+        (path, path_regex, method, callback)
+        for path, path_regex, method, callback in endpoints
+        if path.startswith("/_cms/api/") and not path.endswith(("/openapi.json", "/docs"))
+    ]
+
+
+class CmsAutoSchema(AutoSchema):
+    def _endpoint(self) -> Endpoint | None:
+        name = getattr(self.view, "action", None) or self.method.lower()
+        return getattr(getattr(self.view, name, None), "cms_endpoint", None)
+
+    def _is_public(self) -> bool:
+        spec = self._endpoint()
+        return spec is not None and any(
+            getattr(permission, "is_public_operation", lambda _op: False)(spec.operation)
+            for permission in self.view.get_permissions()
+        )
+
+    def _is_list_view(self, serializer=None):
+        # Our lists answer one enveloped page object, never a bare array.
+        return False if self._endpoint() else super()._is_list_view(serializer)
+
+    def get_override_parameters(self):
+        spec = self._endpoint()
+        return [spec.query] if spec and spec.query else super().get_override_parameters()
+
+    def get_request_serializer(self):
+        spec = self._endpoint()
+        if spec is None:
+            return super().get_request_serializer()
+        return spec.body if self.method in BODY_METHODS else None
+
+    def get_response_serializers(self):
+        spec = self._endpoint()
+        if spec is None:
+            return super().get_response_serializers()
+        if isinstance(spec.response, OpenApiResponse) or not spec.envelope:
+            success = spec.response
+        elif spec.response is None:
+            success = OpenApiResponse(description="No content.")
+        else:
+            success = enveloped(spec.response)
+        responses = {spec.status: success}
+        # 400 always: every endpoint refuses query parameters (and body keys) it does not declare.
+        codes = {400, *spec.errors}
+        if not self._is_public():
+            codes |= {401, 403}
+        if "{" in self.path:
+            codes.add(404)
+        if spec.ratelimit:
+            codes.add(429)
+        for code in sorted(codes):
+            responses[code] = OpenApiResponse(
+                response=ErrorEnvelopeSerializer, description=ERROR_DESCRIPTIONS[code]
+            )
+        return responses
+
+    def get_auth(self):
+        return [] if self._is_public() else super().get_auth()
+
+    def get_summary(self):
+        spec = self._endpoint()
+        return (spec.summary if spec else None) or super().get_summary()
+
+    def get_description(self):
+        # The handler's own docstring only: the view class docstring describes code, not the operation.
+        name = getattr(self.view, "action", None) or self.method.lower()
+        doc = getattr(getattr(self.view, name, None), "__doc__", None)
+        return " ".join(doc.split()) if doc else ""
+
+    def _resolve_path_parameters(self, variables):
+        # Every path parameter of this API is a string: a ULID, a slug or a name.
+        return [
+            build_parameter_type(
+                name=variable,
+                location=OpenApiParameter.PATH,
+                description="ULID of the resource." if variable in {"pk", "id"} else "",
+                schema=build_basic_type(OpenApiTypes.STR),
+            )
+            for variable in variables
+        ]

@@ -1,0 +1,155 @@
+"""The one base for every REST view: declared endpoints, strict input, permission, rate limit, envelope.
+
+A handler states what it is with ``@endpoint``: the permission operation (a key of the table in
+``apps/accounts/permissions.py``), the query and body serializers, the response serializer (for the OpenAPI document)
+and its rate-limit group. The base class then, before the handler runs: authenticates, checks the operation's scope
+and role, counts the rate limit, and validates the query string and body, refusing any parameter or key it does not
+declare. Handlers receive clean dicts in ``self.query`` and ``self.body``, call a service or selector, and return
+``ok(data)``. A handler without ``@endpoint`` is reachable by admins only (fail closed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rest_framework import serializers
+from rest_framework.exceptions import MethodNotAllowed
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+from rest_framework.viewsets import ViewSet
+
+from apps.core import ratelimit
+from apps.core.errors import ValidationError
+
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    operation: str
+    query: type[serializers.Serializer] | None = None
+    body: type[serializers.Serializer] | None = None
+    # What ``data`` holds in a successful answer: a serializer class, or None for no documented body.
+    response: Any = None
+    status: int = 200
+    # Rate-limit group (settings.CMS_RATE_LIMITS); None exempts the endpoint (health checks).
+    ratelimit: str | None = "api"
+    # The SPEC §7 code reported when the handler fails unexpectedly (e.g. CONTENT_LIST_ERROR); INTERNAL_ERROR if None.
+    error_code: str | None = None
+    # False for the few answers that are not enveloped (search, file downloads).
+    envelope: bool = True
+    summary: str | None = None
+    # Extra documented error statuses beyond the ones every endpoint can give.
+    errors: tuple[int, ...] = ()
+
+
+def endpoint(operation: str, **options: Any) -> Callable:
+    def mark(handler: Callable) -> Callable:
+        handler.cms_endpoint = Endpoint(operation=operation, **options)
+        return handler
+
+    return mark
+
+
+def ok(data: Any = None, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """The success envelope of SPEC §4.1."""
+    return Response({"success": True, "data": data}, status=status, headers=headers)
+
+
+def _plain_query(query_params) -> dict[str, Any]:
+    """QueryDict to dict; a repeated parameter keeps all its values so list fields can take them."""
+    return {key: values if len(values) > 1 else values[0] for key, values in query_params.lists()}
+
+
+class CmsViewMixin:
+    query: dict[str, Any]
+    body: dict[str, Any]
+
+    def get_endpoint(self) -> Endpoint | None:
+        method = self.request.method.lower() if self.request else None
+        name = getattr(self, "action", None) or method
+        handler = getattr(self, name, None) if name else None
+        return getattr(handler, "cms_endpoint", None)
+
+    def check_throttles(self, request: Request) -> None:
+        spec = self.get_endpoint()
+        group = spec.ratelimit if spec else "api"
+        if group:
+            ratelimit.enforce(request, group)
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        # An unsupported method is 405 for everyone, before authentication could turn it into 401 or 403.
+        if getattr(self, request.method.lower(), None) is None:
+            raise MethodNotAllowed(request.method)
+        super().initial(request, *args, **kwargs)
+        spec = self.get_endpoint()
+        self.query = self.validate_query(spec, request)
+        self.body = self.validate_body(spec, request)
+
+    def validate_query(self, spec: Endpoint | None, request: Request) -> dict[str, Any]:
+        params = _plain_query(request.query_params)
+        if spec is None or spec.query is None:
+            if params:
+                raise ValidationError(
+                    details={name: "Unknown query parameter; this endpoint takes none." for name in params}
+                )
+            return {}
+        return validated(spec.query, params, what="query parameter")
+
+    def validate_body(self, spec: Endpoint | None, request: Request) -> dict[str, Any]:
+        if request.method not in BODY_METHODS or spec is None or spec.body is None:
+            return {}
+        data = request.data
+        if not isinstance(data, Mapping):
+            raise ValidationError(
+                "The request body must be a JSON object.", details={"body": "Expected a JSON object."}
+            )
+        # PATCH changes only what it sends: required fields and defaults do not apply.
+        return validated(spec.body, data, what="field", partial=request.method == "PATCH")
+
+
+def validated(
+    serializer_class: type[serializers.Serializer], data: Any, *, what: str, partial: bool = False
+) -> dict:
+    """Run a serializer over ``data`` and return its clean values, refusing keys it does not declare."""
+    serializer = serializer_class(data=data, partial=partial)
+    known = set(serializer.fields)
+    unknown = [key for key in data if key not in known]
+    if unknown:
+        allowed = ", ".join(sorted(name for name, field in serializer.fields.items() if not field.read_only))
+        raise ValidationError(
+            details={key: f"Unknown {what}; allowed: {allowed or 'none'}." for key in unknown}
+        )
+    if not serializer.is_valid():
+        raise ValidationError(details=flatten_errors(serializer.errors))
+    return serializer.validated_data
+
+
+def flatten_errors(errors: Any, prefix: str = "") -> dict[str, str]:
+    """DRF's nested error lists as ``{"dotted.path": "message"}``: one message per field, what is wrong and expected."""
+    flat: dict[str, str] = {}
+    if isinstance(errors, dict):
+        for key, value in errors.items():
+            name = prefix if key == "non_field_errors" else (f"{prefix}.{key}" if prefix else str(key))
+            flat.update(flatten_errors(value, name))
+    elif isinstance(errors, list):
+        if errors and all(not isinstance(item, (dict, list)) for item in errors):
+            flat[prefix] = " ".join(str(item) for item in errors)
+        else:
+            for index, item in enumerate(errors):
+                if item:
+                    flat.update(flatten_errors(item, f"{prefix}[{index}]"))
+    else:
+        flat[prefix] = str(errors)
+    return flat
+
+
+class CmsAPIView(CmsViewMixin, APIView):
+    """For single-purpose endpoints (health, schema export)."""
+
+
+class CmsViewSet(CmsViewMixin, ViewSet):
+    """For resources: list/retrieve/create/update/destroy plus extra actions."""

@@ -1,0 +1,137 @@
+"""Domain errors: each carries the SPEC §7 code and HTTP status; one handler turns them into the wire envelope.
+
+Services raise these and never build responses. The REST exception handler (apps/core/api/exceptions.py) and the MCP
+error mapper read the same ``code``, ``status``, ``message`` and ``details``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class CmsError(Exception):
+    code = "INTERNAL_ERROR"
+    status = 500
+    default_message = "An unexpected error occurred."
+
+    def __init__(
+        self, message: str | None = None, *, details: Any = None, headers: dict[str, str] | None = None
+    ):
+        self.message = message or self.default_message
+        self.details = details if details is not None else {}
+        self.headers = headers or {}
+        super().__init__(self.message)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "details": self.details}
+
+
+class ValidationError(CmsError):
+    """Invalid input. ``details`` maps each bad field (dotted path for nested input) to what is expected."""
+
+    code = "VALIDATION_ERROR"
+    status = 400
+    default_message = "The request is invalid."
+
+    def __init__(self, message: str | None = None, *, details: dict[str, str] | None = None, **kwargs: Any):
+        if message is None and details:
+            message = summarize(details)
+        super().__init__(message, details=details, **kwargs)
+
+
+class Unauthorized(CmsError):
+    code = "UNAUTHORIZED"
+    status = 401
+    default_message = "Authentication required: send 'Authorization: Bearer <token>'."
+
+
+class Forbidden(CmsError):
+    code = "FORBIDDEN"
+    status = 403
+    default_message = "You do not have permission to do this."
+
+
+class NotFound(CmsError):
+    code = "NOT_FOUND"
+    status = 404
+    default_message = "Not found."
+
+
+class MethodNotAllowed(CmsError):
+    code = "METHOD_NOT_ALLOWED"
+    status = 405
+    default_message = "Method not allowed."
+
+
+class NotAcceptable(CmsError):
+    code = "NOT_ACCEPTABLE"
+    status = 406
+    default_message = "None of the requested representations is available."
+
+
+class Conflict(CmsError):
+    code = "CONFLICT"
+    status = 409
+    default_message = "The resource changed since you read it."
+
+
+class DuplicateSlug(CmsError):
+    code = "DUPLICATE_SLUG"
+    status = 409
+    default_message = "That slug is already taken."
+
+
+class ReservedSlug(CmsError):
+    code = "RESERVED_SLUG"
+    status = 400
+    default_message = "That slug is reserved."
+
+
+class SchemaError(CmsError):
+    code = "SCHEMA_ERROR"
+    status = 400
+    default_message = "The schema operation failed."
+
+
+class PayloadTooLarge(CmsError):
+    code = "PAYLOAD_TOO_LARGE"
+    status = 413
+    default_message = "The request body is too large."
+
+
+class UnsupportedMediaType(CmsError):
+    code = "UNSUPPORTED_MEDIA_TYPE"
+    status = 415
+    default_message = "Unsupported Content-Type."
+
+
+class RateLimited(CmsError):
+    code = "RATE_LIMITED"
+    status = 429
+    default_message = "Too many requests."
+
+    def __init__(self, retry_after: int, message: str | None = None):
+        retry_after = max(1, int(retry_after))
+        super().__init__(
+            message or f"Too many requests; retry in {retry_after} seconds.",
+            details={"retryAfter": retry_after},
+            headers={"Retry-After": str(retry_after)},
+        )
+
+
+class ServiceUnavailable(CmsError):
+    code = "SERVICE_UNAVAILABLE"
+    status = 503
+    default_message = "The service is temporarily unavailable; retry shortly."
+
+    def __init__(self, message: str | None = None, *, retry_after: int = 5, **kwargs: Any):
+        super().__init__(message, headers={"Retry-After": str(retry_after)}, **kwargs)
+
+
+def summarize(details: dict[str, str]) -> str:
+    """One sentence for the message: the first problem, and how many more there are."""
+    (field, problem), *rest = details.items()
+    text = f"{field}: {problem}" if field else str(problem)
+    if rest:
+        text += f" (and {len(rest)} more problem{'s' if len(rest) > 1 else ''}; see details)"
+    return text

@@ -1,0 +1,67 @@
+"""Per-request context: a request id (taken from ``X-Request-ID`` when well-formed), one JSON log line per request,
+and ``Cache-Control: private, no-store`` on API answers that did not choose their own caching."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+
+from apps.core.ids import new_id
+
+logger = logging.getLogger("cms.request")
+_REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+
+
+class RequestContextMiddleware:
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.api_prefix = settings.CMS_API_PREFIX + "/"
+        self.log_requests = settings.CMS_REQUEST_LOG
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest):
+        if self.is_async:
+            return self._acall(request)
+        started = self._begin(request)
+        return self._finish(request, self.get_response(request), started)
+
+    async def _acall(self, request: HttpRequest):
+        started = self._begin(request)
+        return self._finish(request, await self.get_response(request), started)
+
+    def _begin(self, request: HttpRequest) -> float:
+        incoming = request.headers.get("X-Request-ID", "")
+        request.request_id = incoming if _REQUEST_ID_RE.match(incoming) else new_id()
+        return time.perf_counter()
+
+    def _finish(self, request: HttpRequest, response: HttpResponse, started: float) -> HttpResponse:
+        response["X-Request-ID"] = request.request_id
+        if request.path.startswith(self.api_prefix) and not response.has_header("Cache-Control"):
+            response["Cache-Control"] = "private, no-store"
+        if self.log_requests:
+            user = getattr(request, "_cms_user_id", None)
+            logger.info(
+                "%s %s %s",
+                request.method,
+                request.path,
+                response.status_code,
+                extra={
+                    "request_id": request.request_id,
+                    "method": request.method,
+                    "path": request.path,
+                    "status": response.status_code,
+                    "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                    "user_id": user,
+                },
+            )
+        return response

@@ -1,0 +1,77 @@
+"""Shared fixtures: the validating API client, users by role, tokens by scope."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from apps.accounts.models import Role
+from tests.factories import make_token, make_user
+from tests.openapi_check import check_response
+
+
+def pytest_collection_modifyitems(items):
+    # Every test may use the database; tests that need real commits ask for `transactional_db` themselves.
+    for item in items:
+        if item.get_closest_marker("django_db") is None and "transactional_db" not in item.fixturenames:
+            item.add_marker(pytest.mark.django_db)
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("requires_postgres"):
+        from django.db import connection
+
+        if connection.vendor != "postgresql":
+            pytest.skip("needs PostgreSQL; runs in the PostgreSQL pass of `make test`")
+
+
+class ApiClient(APIClient):
+    """DRF's test client, checking every API answer against the OpenAPI document."""
+
+    def request(self, **kwargs):
+        response = super().request(**kwargs)
+        check_response(kwargs["REQUEST_METHOD"], kwargs["PATH_INFO"], response)
+        return response
+
+    def as_token(self, raw: str | None) -> ApiClient:
+        self.credentials(**({"HTTP_AUTHORIZATION": f"Bearer {raw}"} if raw else {}))
+        return self
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits():
+    # Rate-limit counters live in the cache; each test starts with none.
+    cache.clear()
+
+
+@pytest.fixture
+def api() -> ApiClient:
+    return ApiClient()
+
+
+@pytest.fixture
+def client_for():
+    """``client_for(role=…, scopes=…)``: an API client authenticated as a new user with that role and token."""
+
+    def build(role: int = Role.ADMIN, scopes=("admin",)) -> ApiClient:
+        user = make_user(role)
+        _, raw = make_token(user, scopes)
+        client = ApiClient().as_token(raw)
+        client.user = user
+        return client
+
+    return build
+
+
+@pytest.fixture
+def admin_user():
+    return make_user(Role.ADMIN)
+
+
+@pytest.fixture
+def admin_api(admin_user) -> ApiClient:
+    _, raw = make_token(admin_user, ["admin"])
+    client = ApiClient().as_token(raw)
+    client.user = admin_user
+    return client
