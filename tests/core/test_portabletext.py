@@ -1,0 +1,95 @@
+"""Portable Text structure checks against the public Portable Text fixtures in shared/testdata."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from apps.core import portabletext
+
+FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "testdata" / "portabletext" / "to-html-fixtures"
+
+
+# Fixtures that rely on a schema's own types (inline objects such as ratings, image hotspots, list styles and marks of
+# their own): without those types registered, we refuse them rather than store what we cannot validate.
+NEEDS_CUSTOM_TYPES = {
+    "022-inline-nodes": "[0].children[1]._type",
+    "024-inline-images": "[0].children[1]._type",
+    "025-image-with-hotspot": "[1]",
+    "026-inline-block-with-text": "[0].children[1]._type",
+    "028-custom-list-item-type": "[0].listItem",
+    "061-missing-mark-serializer": "[0].children[0].marks",
+}
+
+
+def fixture_inputs(custom: bool):
+    params = []
+    for path in sorted(FIXTURES.glob("*.json")):
+        if (path.stem in NEEDS_CUSTOM_TYPES) != custom:
+            continue
+        document = json.loads(path.read_text())["input"]
+        params.append(pytest.param(document if isinstance(document, list) else [document], id=path.stem))
+    return params
+
+
+@pytest.mark.parametrize("document", fixture_inputs(custom=True))
+def test_fixtures_with_unregistered_types_are_refused_where_they_use_them(document, request):
+    _, problems = portabletext.normalize(document)
+    assert NEEDS_CUSTOM_TYPES[request.node.callspec.id] in problems
+
+
+@pytest.mark.parametrize("document", fixture_inputs(custom=False))
+def test_public_fixtures_are_valid_and_keep_their_text(document):
+    blocks, problems = portabletext.normalize(document)
+    assert problems == {}
+    assert len(blocks) == len(document)
+    assert all(block["_key"] for block in blocks)
+    original = [
+        "".join(span.get("text", "") for span in block.get("children", []))
+        for block in document
+        if block.get("_type") == "block"
+    ]
+    assert [portabletext.block_text(block) for block in blocks if block["_type"] == "block"] == original
+
+
+def test_problems_are_reported_by_path():
+    _, problems = portabletext.normalize(
+        [
+            {"_type": "block", "children": [{"_type": "span", "text": 3}]},
+            {"_type": "block", "style": "h9", "children": [{"text": "x", "marks": ["shout"]}]},
+            {"_type": "chart"},
+            "text",
+        ]
+    )
+    assert problems == {
+        "[0].children[0].text": "A span needs its text as a string.",
+        "[1].style": "Unknown style 'h9'; one of normal, h1, h2, h3, h4, h5, h6, blockquote.",
+        "[1].children[0].marks": "Unknown mark(s) shout: use a decorator (strong, em, underline, strike-through, "
+        "code, sup, sub) or the _key of one of the block's markDefs.",
+        "[2]._type": "Unknown block type 'chart'; known types: block, break, code, embed, htmlBlock, image.",
+        "[3]": "Expected a block object with a _type.",
+    }
+
+
+def test_plain_text_covers_spans_alt_caption_and_code():
+    blocks, _ = portabletext.normalize(
+        [
+            {"_type": "block", "children": [{"text": "Hello "}, {"text": "world", "marks": ["strong"]}]},
+            {"_type": "image", "url": "https://example.com/a.png", "alt": "A cat", "caption": "On a mat"},
+            {"_type": "code", "code": "print(1)", "language": "python"},
+        ]
+    )
+    assert portabletext.plain_text(blocks) == "Hello world\nA cat\nOn a mat\nprint(1)"
+
+
+def test_unavailable_types_stop_validating():
+    portabletext.register(
+        portabletext.BlockType("callout", portabletext.object_validator(required={"text": str}))
+    )
+    try:
+        assert portabletext.normalize([{"_type": "callout", "text": "Hi"}])[1] == {}
+        portabletext.set_availability(lambda block_type: block_type.name != "callout")
+        assert "[0]._type" in portabletext.normalize([{"_type": "callout", "text": "Hi"}])[1]
+    finally:
+        portabletext.set_availability(lambda block_type: True)
+        portabletext._TYPES.pop("callout")
