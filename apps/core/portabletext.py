@@ -42,7 +42,13 @@ class BlockType:
 
 
 _TYPES: dict[str, BlockType] = {}
-_available: Callable[[BlockType], bool] = lambda block_type: True
+
+
+def _always(block_type: BlockType) -> bool:
+    return True
+
+
+_available: Callable[[BlockType], bool] = _always
 
 
 def register(block_type: BlockType) -> None:
