@@ -25,7 +25,7 @@ run: $(VENV)/.prod-installed
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) manage.py cms_setup --print-token
-	exec $(PY) -m gunicorn cms_project.wsgi --config cms_project/gunicorn.conf.py
+	PY=$(PY) exec bash scripts/serve.sh
 
 ## Lint, migration check and the whole test suite on SQLite, then on PostgreSQL when one is reachable.
 test: $(VENV)/.dev-installed

@@ -93,6 +93,8 @@ INSTALLED_APPS = [
     "django_ratelimit",
     "apps.core",
     "apps.accounts",
+    "apps.schema",
+    "apps.content",
 ]
 
 MIDDLEWARE = [
@@ -223,7 +225,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {
+        "EntryStatusEnum": "apps.content.models.Status",
+        "WritableStatusEnum": [("draft", "draft"), ("published", "published")],
+    },
 }
 
 # --- CORS -----------------------------------------------------------------------------------------------------------

@@ -3,4 +3,4 @@
 set -e
 python manage.py migrate --noinput
 python manage.py cms_setup --print-token
-exec python -m gunicorn cms_project.wsgi --config cms_project/gunicorn.conf.py
+PY=python exec bash scripts/serve.sh

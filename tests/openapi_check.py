@@ -22,15 +22,16 @@ UNIVERSAL_STATUSES = {405, 406, 413, 415, 500, 503}
 
 @cache
 def _routes() -> list[tuple[re.Pattern, dict]]:
-    routes = []
+    routes: list[tuple[int, re.Pattern, dict]] = []
     for template, operations in openapi_document()["paths"].items():
         pattern = (
             "^"
             + re.sub(r"\{[^}]+\}", "[^/]+", re.escape(template).replace(r"\{", "{").replace(r"\}", "}"))
             + "$"
         )
-        routes.append((re.compile(pattern), operations))
-    return routes
+        routes.append((template.count("{"), re.compile(pattern), operations))
+    # Literal segments win over parameters (…/fields/reorder before …/fields/{field}), as in the URL configuration.
+    return [(pattern, operations) for _, pattern, operations in sorted(routes, key=lambda route: route[0])]
 
 
 def _closed(schema):
@@ -52,8 +53,8 @@ def _components() -> dict:
 
 def operation_for(method: str, path: str) -> dict | None:
     for pattern, operations in _routes():
-        if pattern.match(path):
-            return operations.get(method.lower())
+        if pattern.match(path) and method.lower() in operations:
+            return operations[method.lower()]
     return None
 
 

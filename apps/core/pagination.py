@@ -63,10 +63,12 @@ class SortKey:
         return value
 
     def order_expression(self):
+        # NULLs sort lowest: first ascending, last descending. That is SQLite's native order, and PostgreSQL indexes
+        # built NULLS FIRST serve it in both directions.
         expression = F(self.name)
         if self.descending:
             return expression.desc(nulls_last=True) if self.nullable else expression.desc()
-        return expression.asc(nulls_last=True) if self.nullable else expression.asc()
+        return expression.asc(nulls_first=True) if self.nullable else expression.asc()
 
 
 @dataclass
@@ -115,13 +117,15 @@ def decode_cursor(cursor: str, keys: Sequence[SortKey], tag: str) -> list[Any]:
 
 
 def _after(key: SortKey, value: Any) -> Q | None:
-    """Rows strictly after ``value`` in this key's order, with NULLs sorted last in both directions."""
+    """Rows strictly after ``value`` in this key's order (NULLs lowest); None when no row can be."""
+    if key.descending:
+        if value is None:
+            return None  # NULLs come last: nothing sorts after one, later keys decide among them
+        condition = Q(**{f"{key.name}__lt": value})
+        return condition | Q(**{f"{key.name}__isnull": True}) if key.nullable else condition
     if value is None:
-        return None  # nothing sorts after NULL: the remaining rows are decided by the later keys
-    condition = Q(**{f"{key.name}__lt" if key.descending else f"{key.name}__gt": value})
-    if key.nullable:
-        condition |= Q(**{f"{key.name}__isnull": True})
-    return condition
+        return Q(**{f"{key.name}__isnull": False})
+    return Q(**{f"{key.name}__gt": value})
 
 
 def _equal(key: SortKey, value: Any) -> Q:

@@ -61,8 +61,11 @@ def to_cms_error(exc: BaseException) -> errors.CmsError | None:
         )
     if isinstance(exc, TooManyFieldsSent):
         return errors.PayloadTooLarge("The request has too many fields.")
-    if isinstance(exc, (OperationalError, InterfaceError)):
-        # The database is unreachable or busy: the client should retry, not report a bug.
+    if isinstance(exc, (OperationalError, InterfaceError)) and not str(exc).startswith(
+        ("no such table", "no such column")
+    ):
+        # The database is unreachable or busy: the client should retry, not report a bug. (SQLite reports a missing
+        # table as an OperationalError too; that is a bug or a pending migration, not a reason to retry.)
         return errors.ServiceUnavailable()
     return None
 

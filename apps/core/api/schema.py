@@ -28,11 +28,14 @@ ERROR_DESCRIPTIONS = {
 
 
 def only_api_paths(endpoints):
-    """Document the REST API only: not the admin, not the documentation routes themselves."""
+    """Document the REST API only: not the admin, not the documentation routes themselves. A path that also serves a
+    resource of the same name (``…/fields/reorder``) is documented for its own method only."""
     return [
         (path, path_regex, method, callback)
         for path, path_regex, method, callback in endpoints
-        if path.startswith("/_cms/api/") and not path.endswith(("/openapi.json", "/docs"))
+        if path.startswith("/_cms/api/")
+        and not path.endswith(("/openapi.json", "/docs"))
+        and not (path.endswith("/fields/reorder") and method != "POST")
     ]
 
 
@@ -66,13 +69,18 @@ class CmsAutoSchema(AutoSchema):
         spec = self._endpoint()
         if spec is None:
             return super().get_response_serializers()
-        if isinstance(spec.response, OpenApiResponse) or not spec.envelope:
-            success = spec.response
+        if isinstance(spec.response, dict):
+            # Several representations: {media type: serializer or type}; JSON ones are enveloped.
+            responses = {
+                (spec.status, media): enveloped(body) if media == "application/json" else body
+                for media, body in spec.response.items()
+            }
+        elif isinstance(spec.response, OpenApiResponse) or not spec.envelope:
+            responses = {spec.status: spec.response}
         elif spec.response is None:
-            success = OpenApiResponse(description="No content.")
+            responses = {spec.status: OpenApiResponse(description="No content.")}
         else:
-            success = enveloped(spec.response)
-        responses = {spec.status: success}
+            responses = {spec.status: enveloped(spec.response)}
         # 400 always: every endpoint refuses query parameters (and body keys) it does not declare.
         codes = {400, *spec.errors}
         if not self._is_public():
@@ -93,6 +101,15 @@ class CmsAutoSchema(AutoSchema):
     def get_summary(self):
         spec = self._endpoint()
         return (spec.summary if spec else None) or super().get_summary()
+
+    def get_operation_id(self):
+        # Paths are declared explicitly (not by a router), so name operations by path and action: content_list,
+        # content_retrieve, content_publish …
+        tokens = [token.replace("-", "_") for token in self._tokenize_path() if not token.startswith("{")]
+        action = getattr(self.view, "action", None) or self.method.lower()
+        if tokens and tokens[-1] == action:
+            tokens.pop()
+        return "_".join([*tokens, action])
 
     def get_description(self):
         # The handler's own docstring only: the view class docstring describes code, not the operation.

@@ -16,6 +16,7 @@ from typing import Any
 
 from rest_framework import serializers
 from rest_framework.exceptions import MethodNotAllowed
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -79,6 +80,14 @@ class CmsViewMixin:
         group = spec.ratelimit if spec else "api"
         if group:
             ratelimit.enforce(request, group)
+
+    def finalize_response(self, request: Request, response, *args: Any, **kwargs: Any):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        # Errors are always JSON envelopes, even on endpoints that also speak another format (TypeScript export).
+        if isinstance(response, Response) and response.status_code >= 400:
+            response.accepted_renderer = JSONRenderer()
+            response.accepted_media_type = JSONRenderer.media_type
+        return response
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         # An unsupported method is 405 for everyone, before authentication could turn it into 401 or 403.

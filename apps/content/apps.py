@@ -1,0 +1,37 @@
+from django.apps import AppConfig
+
+
+class ContentConfig(AppConfig):
+    name = "apps.content"
+    label = "content"
+    verbose_name = "Content"
+
+    def ready(self) -> None:
+        from apps.accounts import permissions
+        from apps.accounts.models import Role
+        from apps.content import receivers, services
+        from apps.core import events, worker
+
+        Rule = permissions.Rule
+        permissions.register(
+            {
+                # Reading published entries; drafts, trash, revisions and compare need "content.read_drafts".
+                "content.read": Rule("content:read", Role.SUBSCRIBER),
+                "content.read_drafts": Rule("content:read", Role.CONTRIBUTOR),
+                "content.create": Rule("content:write", Role.CONTRIBUTOR),
+                "content.update": Rule("content:write", Role.CONTRIBUTOR, any_role=Role.EDITOR),
+                "content.publish": Rule("content:write", Role.AUTHOR, any_role=Role.EDITOR),
+                "content.delete": Rule("content:write", Role.CONTRIBUTOR, any_role=Role.EDITOR),
+                "content.delete_permanent": Rule("content:write", Role.ADMIN),
+                "bylines.manage": Rule("content:write", Role.EDITOR),
+            }
+        )
+        events.field_saved.connect(receivers.on_field_saved, dispatch_uid="content.field_saved")
+        events.field_type_changing.connect(
+            receivers.on_field_type_changing, dispatch_uid="content.field_type"
+        )
+        events.field_removing.connect(receivers.on_field_removing, dispatch_uid="content.field_removing")
+        events.collection_deleting.connect(
+            receivers.on_collection_deleting, dispatch_uid="content.collection_deleting"
+        )
+        worker.register("publish_scheduled", lambda: len(services.publish_due()))

@@ -1,0 +1,17 @@
+"""``manage.py publish_scheduled``: publish every scheduled entry whose time has passed, once (for cron)."""
+
+from django.core.management.base import BaseCommand
+
+from apps.content.services import publish_due
+
+
+class Command(BaseCommand):
+    help = "Publish scheduled entries that are due, then exit."
+
+    def handle(self, *args, **options):
+        total = 0
+        while batch := publish_due():
+            total += len(batch)
+            for entry in batch:
+                self.stdout.write(f"published {entry.collection.slug}/{entry.slug} ({entry.pk})")
+        self.stdout.write(f"{total} entr{'y' if total == 1 else 'ies'} published.")

@@ -1,0 +1,79 @@
+"""The lifecycle of SPEC §3 as data: which actions apply to an entry in which state, and what they lead to.
+
+Services ask ``check(action, entry)`` before writing; a refusal is INVALID_TRANSITION (400) with a message that says
+why and what to do instead. The table is the single source: REST, MCP, the admin actions and the worker all go through
+the services that consult it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from apps.content.errors import InvalidTransition
+from apps.content.models import Entry, Status
+
+ANY = frozenset({Status.DRAFT, Status.PUBLISHED, Status.SCHEDULED})
+
+
+@dataclass(frozen=True)
+class Transition:
+    # Statuses the entry may have; trashed entries are refused unless `in_trash` says otherwise.
+    from_statuses: frozenset[str]
+    # The status afterwards; None keeps the current one.
+    to: str | None
+    # "forbidden" (default): refused in the trash; "required": only in the trash; "either".
+    in_trash: str = "forbidden"
+    # Needs a published version (live_data) to exist.
+    needs_live: bool = False
+    refusal: str = ""
+
+
+TRANSITIONS: dict[str, Transition] = {
+    "update": Transition(ANY, None),
+    "publish": Transition(ANY, Status.PUBLISHED),
+    "unpublish": Transition(
+        frozenset({Status.PUBLISHED}), Status.DRAFT, refusal="Only a published entry can be unpublished."
+    ),
+    "schedule": Transition(ANY, Status.SCHEDULED),
+    "unschedule": Transition(
+        frozenset({Status.SCHEDULED}),
+        Status.DRAFT,
+        refusal="The entry is not scheduled; there is nothing to cancel.",
+    ),
+    "discard_draft": Transition(
+        ANY,
+        None,
+        needs_live=True,
+        refusal="The entry was never published, so there is no published version to go back to.",
+    ),
+    "trash": Transition(ANY, None),
+    "restore": Transition(ANY, None, in_trash="required", refusal="The entry is not in the trash."),
+    "delete_permanent": Transition(
+        ANY,
+        None,
+        in_trash="required",
+        refusal="Only entries in the trash can be deleted permanently; trash it first.",
+    ),
+    "duplicate": Transition(ANY, Status.DRAFT, in_trash="either"),
+    "restore_revision": Transition(ANY, None),
+}
+
+
+def check(action: str, entry: Entry) -> Transition:
+    transition = TRANSITIONS[action]
+    label = action.replace("_", " ")
+    if transition.in_trash == "forbidden" and entry.is_trashed:
+        raise InvalidTransition(
+            f"Cannot {label} an entry in the trash; restore it first.",
+            details={"state": "trashed", "action": action},
+        )
+    if transition.in_trash == "required" and not entry.is_trashed:
+        raise InvalidTransition(transition.refusal, details={"state": entry.status, "action": action})
+    if entry.status not in transition.from_statuses:
+        raise InvalidTransition(
+            transition.refusal or f"Cannot {label} an entry that is {entry.status}.",
+            details={"state": entry.status, "action": action},
+        )
+    if transition.needs_live and not entry.was_published:
+        raise InvalidTransition(transition.refusal, details={"state": entry.status, "action": action})
+    return transition

@@ -1,0 +1,156 @@
+"""Database-specific SQL behind one small interface per concern (CONVENTIONS 7).
+
+Runtime fields live inside a JSON column, so sorting, filtering and uniqueness on them go through expression
+indexes generated when a field is created. An expression index is only used when the query spells the same
+expression: ``JsonKey`` is the one way queries read a key, and ``IndexBackend`` writes the index DDL from the same
+text. SQLite reads keys with ``json_extract`` (its ``->>`` operator would not match the index); PostgreSQL with
+``->>``, cast to double precision for numbers. Keys are field slugs (``^[a-z][a-z0-9_]*$``), so they appear in SQL as
+literals, which both planners need in order to match an index.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.db import connection
+from django.db.models import Expression, FloatField, TextField
+
+_KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+_ID_RE = re.compile(r"^[0-9A-Za-z]+$")
+
+
+def _checked_key(key: str) -> str:
+    if not _KEY_RE.match(key):
+        raise ValueError(f"not a field slug: {key!r}")
+    return key
+
+
+def json_key_sql(vendor: str, column_sql: str, key: str, *, numeric: bool) -> str:
+    key = _checked_key(key)
+    if vendor == "postgresql":
+        text = f"({column_sql} ->> '{key}')"
+        return f"({text})::double precision" if numeric else text
+    # SQLite returns JSON numbers as numbers and strings as text, so one function serves both.
+    return f"json_extract({column_sql}, '$.{key}')"
+
+
+def json_scalar_param(value):
+    """A scalar as ``JsonKey`` yields it, for comparisons: text on PostgreSQL (``->>``), native on SQLite."""
+    if connection.vendor == "postgresql" and not isinstance(value, str):
+        return "true" if value is True else "false" if value is False else str(value)
+    return value
+
+
+class JsonKey(Expression):
+    """The scalar value of ``key`` in a JSON column, as text (or a number when ``numeric``)."""
+
+    def __init__(self, column: str, key: str, *, numeric: bool = False):
+        super().__init__(output_field=FloatField() if numeric else TextField())
+        self.column = column
+        self.key = _checked_key(key)
+        self.numeric = numeric
+
+    def resolve_expression(self, query=None, allow_joins=True, reuse=None, summarize=False, for_save=False):
+        resolved = self.copy()
+        resolved.target = query.resolve_ref(self.column, allow_joins, reuse, summarize)
+        return resolved
+
+    def as_sql(self, compiler, connection):
+        column_sql, params = compiler.compile(self.target)
+        return json_key_sql(connection.vendor, column_sql, self.key, numeric=self.numeric), params
+
+    def get_group_by_cols(self):
+        return [self]
+
+    def __repr__(self) -> str:
+        return f"JsonKey({self.column!r}, {self.key!r}, numeric={self.numeric})"
+
+
+class IndexBackend:
+    """Creates and drops the generated per-field indexes of one collection's rows."""
+
+    def __init__(self, vendor: str):
+        self.vendor = vendor
+
+    def _quote(self, name: str) -> str:
+        return connection.ops.quote_name(name)
+
+    def _where(self, column: str, value: str) -> str:
+        if not _ID_RE.match(value):
+            raise ValueError(f"not an id: {value!r}")
+        return f"{self._quote(column)} = '{value}' AND {self._quote('deleted_at')} IS NULL"
+
+    def create_sort_index(
+        self,
+        *,
+        name: str,
+        table: str,
+        json_column: str,
+        key: str,
+        numeric: bool,
+        scope_column: str,
+        scope: str,
+    ) -> None:
+        """An index that serves ORDER BY this key (both directions, NULLs lowest) with the id as tie-break."""
+        expression = json_key_sql(self.vendor, self._quote(json_column), key, numeric=numeric)
+        # NULLs first ascending equals NULLs last descending: one index walks both ways, the order SQLite uses natively.
+        nulls = " NULLS FIRST" if self.vendor == "postgresql" else ""
+        sql = (
+            f"CREATE INDEX {self._quote(name)} ON {self._quote(table)} ({expression}{nulls}, {self._quote('id')}) "
+            f"WHERE {self._where(scope_column, scope)}"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql)
+
+    def create_unique_index(
+        self,
+        *,
+        name: str,
+        table: str,
+        json_column: str,
+        key: str,
+        scope_column: str,
+        scope: str,
+        per_column: str,
+    ) -> None:
+        """Unique values of this key among live rows of the scope, per ``per_column`` (the locale)."""
+        expression = json_key_sql(self.vendor, self._quote(json_column), key, numeric=False)
+        sql = (
+            f"CREATE UNIQUE INDEX {self._quote(name)} ON {self._quote(table)} ({self._quote(per_column)}, {expression}) "
+            f"WHERE {self._where(scope_column, scope)}"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql)
+
+    def drop_index(self, name: str) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP INDEX IF EXISTS {self._quote(name)}")
+
+    def index_exists(self, name: str) -> bool:
+        with connection.cursor() as cursor:
+            if self.vendor == "postgresql":
+                cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [name])
+            else:
+                cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = %s", [name])
+            return cursor.fetchone() is not None
+
+    def remove_json_key(
+        self, *, table: str, columns: tuple[str, ...], key: str, scope_column: str, scope: str
+    ) -> int:
+        """Delete ``key`` from the JSON ``columns`` of every row in the scope (trash included). Returns rows changed."""
+        key = _checked_key(key)
+        if self.vendor == "postgresql":
+            assignments = ", ".join(f"{self._quote(c)} = {self._quote(c)} - %s" for c in columns)
+            params = [key] * len(columns)
+        else:
+            assignments = ", ".join(f"{self._quote(c)} = json_remove({self._quote(c)}, %s)" for c in columns)
+            params = [f"$.{key}"] * len(columns)
+        # Only quoted identifiers are interpolated; the key and the scope travel as parameters.
+        sql = f"UPDATE {self._quote(table)} SET {assignments} WHERE {self._quote(scope_column)} = %s"  # noqa: S608
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [*params, scope])
+            return cursor.rowcount
+
+
+def index_backend() -> IndexBackend:
+    return IndexBackend(connection.vendor)

@@ -1,0 +1,31 @@
+"""Domain events, dispatched synchronously inside the writer's transaction (ARCHITECTURE §7).
+
+A lower app announces what happened; higher apps (content, search, plugins, audit) subscribe in
+``AppConfig.ready()``. Django's signals are the dispatcher, sent with ``send`` (not ``send_robust``): a receiver that
+raises aborts the write, so an index and its data never disagree. Each signal lists the keyword arguments it sends.
+"""
+
+from django.dispatch import Signal
+
+# Schema (apps/schema) -----------------------------------------------------------------------------------------------
+# collection: Collection, force: bool, actor. Receivers refuse (raise) when the collection still holds data and not
+# force, and otherwise remove what they keep for it.
+collection_deleting = Signal()
+# collection: Collection, field: Field (after the save), previous: dict of the attributes before (None when created),
+# actor. Receivers keep derived structures (generated indexes) in step with the definition.
+field_saved = Signal()
+# collection: Collection, field: Field (being removed), actor
+field_removing = Signal()
+# collection: Collection, field: Field (with its new definition), previous_type: str, actor. Receivers convert stored
+# values or raise SchemaError naming the entries that cannot convert.
+field_type_changing = Signal()
+# collection: Collection, actor: what the collection contributes to search changed (`supports` gained or lost
+# "search", a field became or stopped being searchable, a searchable field was added or removed).
+collection_search_changed = Signal()
+
+# Content (apps/content) ---------------------------------------------------------------------------------------------
+# entry: Entry (after the write), action: "create" | "update" | "publish" | "unpublish" | "schedule" | "unschedule" |
+# "discard_draft" | "trash" | "restore" | "revision_restore" | "translation_sync", actor
+entry_changed = Signal()
+# entry: Entry (still readable, about to be deleted), actor
+entry_deleting = Signal()

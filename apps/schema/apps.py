@@ -1,0 +1,18 @@
+from django.apps import AppConfig
+
+
+class SchemaConfig(AppConfig):
+    name = "apps.schema"
+    label = "schema"
+    verbose_name = "Schema"
+
+    def ready(self) -> None:
+        from apps.accounts import permissions
+        from apps.accounts.models import Role
+
+        permissions.register(
+            {
+                "schema.read": permissions.Rule("schema:read", Role.EDITOR),
+                "schema.write": permissions.Rule("schema:write", Role.ADMIN),
+            }
+        )

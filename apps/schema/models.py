@@ -1,0 +1,62 @@
+"""A collection is a content type defined at run time; its fields are rows, not columns (ARCHITECTURE §3)."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from apps.core.models import TimestampedModel
+
+SLUG_PATTERN = r"^[a-z][a-z0-9_]*$"
+SUPPORTS = ("drafts", "revisions", "preview", "scheduling", "search")
+DEFAULT_SUPPORTS = ["drafts", "revisions"]
+# SPEC §2.5: names of the entry's own columns, which a field may not shadow.
+RESERVED_FIELD_SLUGS = frozenset(
+    {"id", "slug", "status", "author_id", "created_at", "updated_at", "published_at", "deleted_at", "version"}
+)
+
+
+def default_supports() -> list[str]:
+    return list(DEFAULT_SUPPORTS)
+
+
+class Collection(TimestampedModel):
+    slug = models.CharField(max_length=63, unique=True)
+    label = models.CharField(max_length=200)
+    label_singular = models.CharField(max_length=200, blank=True)
+    description = models.TextField(blank=True)
+    icon = models.CharField(max_length=100, blank=True)
+    supports = models.JSONField(default=default_supports)
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+    def supports_feature(self, feature: str) -> bool:
+        return feature in self.supports
+
+
+class Field(TimestampedModel):
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="fields")
+    slug = models.CharField(max_length=63)
+    label = models.CharField(max_length=200)
+    type = models.CharField(max_length=32)
+    required = models.BooleanField(default=False)
+    unique = models.BooleanField(default=False)
+    default_value = models.JSONField(null=True, blank=True)
+    validation = models.JSONField(default=dict, blank=True)
+    widget = models.CharField(max_length=100, blank=True)
+    options = models.JSONField(default=dict, blank=True)
+    sort_order = models.IntegerField(default=0)
+    searchable = models.BooleanField(default=False)
+    translatable = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["collection", "sort_order", "created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["collection", "slug"], name="schema_field_slug_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.collection_id}.{self.slug}"
