@@ -27,6 +27,7 @@ from apps.core.errors import Conflict, DuplicateSlug, NotFound, ValidationError
 from apps.core.ids import new_id
 from apps.core.slugs import MAX_SLUG_LENGTH, slugify
 from apps.core.timefmt import iso, now
+from apps.schema import selectors as schema_selectors
 from apps.schema.field_types import FIELD_TYPES, FieldValueError, ValueContext
 from apps.schema.models import Collection, Field
 
@@ -134,21 +135,26 @@ def _slug_taken(collection_id: str, locale: str, slug: str, exclude: str | None)
 
 def free_slug(collection_id: str, locale: str, base: str, exclude: str | None = None) -> str:
     """``base`` if free in the collection and locale, else ``base-2``, ``base-3`` … (within the length limit)."""
-    taken = set(
-        Entry.objects.filter(
-            collection_id=collection_id, locale=locale, deleted_at__isnull=True, slug__startswith=base[:40]
-        )
-        .exclude(pk=exclude)
-        .values_list("slug", flat=True)
+    live = Entry.objects.filter(collection_id=collection_id, locale=locale, deleted_at__isnull=True).exclude(
+        pk=exclude
     )
-    if base not in taken:
+    if not live.filter(slug=base).exists():
         return base
+    # A range on the (collection, locale, slug) index finds every "base-…" slug at once; LIKE would scan the table on
+    # SQLite, whose LIKE is case-insensitive and cannot use the index.
+    taken = set(live.filter(slug__gte=f"{base}-", slug__lt=f"{base}.").values_list("slug", flat=True))
     number = 2
     while True:
         suffix = f"-{number}"
-        candidate = base[: MAX_SLUG_LENGTH - len(suffix)].rstrip("-") + suffix
-        if candidate not in taken:
-            return candidate
+        if len(base) + len(suffix) <= MAX_SLUG_LENGTH:
+            candidate = base + suffix
+            if candidate not in taken:
+                return candidate
+        else:
+            # Near the length limit the base is shortened, so the candidate is outside the range read above.
+            candidate = base[: MAX_SLUG_LENGTH - len(suffix)].rstrip("-") + suffix
+            if not live.filter(slug=candidate).exists():
+                return candidate
         number += 1
 
 
@@ -182,7 +188,8 @@ def _choose_slug(
 
 
 def _fields(collection: Collection) -> list[Field]:
-    return list(collection.fields.order_by("sort_order", "created_at"))
+    """The field definitions as of now: the schema cache, revalidated inside the caller's transaction."""
+    return list(schema_selectors.collection_for_read(collection_id=collection.pk).fields.all())
 
 
 def _check_locale(locale: str | None) -> str:
@@ -196,10 +203,12 @@ def _check_locale(locale: str | None) -> str:
 
 
 def _lock(entry: Entry | str, collection: Collection | None = None) -> Entry:
+    """The entry, re-read and locked for this transaction; ``collection``, when given, must be the entry's."""
     entry_id = entry if isinstance(entry, str) else entry.pk
-    locked = Entry.objects.select_for_update().select_related("collection").filter(pk=entry_id).first()
+    locked = Entry.objects.select_for_update().filter(pk=entry_id).first()
     if locked is None or (collection is not None and locked.collection_id != collection.pk):
         raise NotFound(f"No entry {entry_id}" + (f" in '{collection.slug}'." if collection else "."))
+    locked.collection = schema_selectors.collection_for_read(collection_id=locked.collection_id)
     return locked
 
 
@@ -393,6 +402,7 @@ def entry_update(
     *,
     actor: Actor,
     entry: Entry | str,
+    collection: Collection | None = None,
     data: dict | None = None,
     slug: str | None = None,
     status: str | None = None,
@@ -405,7 +415,7 @@ def entry_update(
     changes its working copy; the public keeps reading the published version until it is published again (unless the
     collection does not support drafts: then edits go live at once).
     """
-    entry = _lock(entry)
+    entry = _lock(entry, collection)
     authorize(actor, "content.update", owner_id=entry.author_id)
     states.check("update", entry)
     if rev is not None and rev != entry.rev:
@@ -471,10 +481,16 @@ def entry_update(
 
 
 @transaction.atomic
-def entry_publish(*, actor: Actor, entry: Entry | str, published_at: datetime | None = None) -> Entry:
+def entry_publish(
+    *,
+    actor: Actor,
+    entry: Entry | str,
+    collection: Collection | None = None,
+    published_at: datetime | None = None,
+) -> Entry:
     """Make the working copy the published version. The first publication date is kept on re-publishing unless
     ``published_at`` (in the past) is given."""
-    entry = _lock(entry)
+    entry = _lock(entry, collection)
     authorize(actor, "content.publish", owner_id=entry.author_id)
     states.check("publish", entry)
     moment = now()
@@ -498,9 +514,9 @@ def entry_publish(*, actor: Actor, entry: Entry | str, published_at: datetime | 
 
 
 @transaction.atomic
-def entry_unpublish(*, actor: Actor, entry: Entry | str) -> Entry:
+def entry_unpublish(*, actor: Actor, entry: Entry | str, collection: Collection | None = None) -> Entry:
     """Take the entry offline; its content (working copy and last published version) is kept."""
-    entry = _lock(entry)
+    entry = _lock(entry, collection)
     authorize(actor, "content.publish", owner_id=entry.author_id)
     states.check("unpublish", entry)
     _save(entry, entry.version, status=Status.DRAFT)
@@ -510,10 +526,12 @@ def entry_unpublish(*, actor: Actor, entry: Entry | str) -> Entry:
 
 
 @transaction.atomic
-def entry_schedule(*, actor: Actor, entry: Entry | str, scheduled_at: datetime) -> Entry:
+def entry_schedule(
+    *, actor: Actor, entry: Entry | str, collection: Collection | None = None, scheduled_at: datetime
+) -> Entry:
     """Publish the working copy automatically at ``scheduled_at`` (the worker does it). Until then the entry is not
     public, as a scheduled post in WordPress."""
-    entry = _lock(entry)
+    entry = _lock(entry, collection)
     authorize(actor, "content.publish", owner_id=entry.author_id)
     states.check("schedule", entry)
     if not entry.collection.supports_feature("scheduling"):
@@ -531,8 +549,8 @@ def entry_schedule(*, actor: Actor, entry: Entry | str, scheduled_at: datetime) 
 
 
 @transaction.atomic
-def entry_unschedule(*, actor: Actor, entry: Entry | str) -> Entry:
-    entry = _lock(entry)
+def entry_unschedule(*, actor: Actor, entry: Entry | str, collection: Collection | None = None) -> Entry:
+    entry = _lock(entry, collection)
     authorize(actor, "content.publish", owner_id=entry.author_id)
     states.check("unschedule", entry)
     _save(entry, entry.version, status=Status.DRAFT, scheduled_at=None)
@@ -541,9 +559,9 @@ def entry_unschedule(*, actor: Actor, entry: Entry | str) -> Entry:
 
 
 @transaction.atomic
-def entry_discard_draft(*, actor: Actor, entry: Entry | str) -> Entry:
+def entry_discard_draft(*, actor: Actor, entry: Entry | str, collection: Collection | None = None) -> Entry:
     """Drop the working copy's changes: it becomes the last published version again."""
-    entry = _lock(entry)
+    entry = _lock(entry, collection)
     authorize(actor, "content.update", owner_id=entry.author_id)
     states.check("discard_draft", entry)
     if entry.data != entry.live_data:
@@ -554,8 +572,8 @@ def entry_discard_draft(*, actor: Actor, entry: Entry | str) -> Entry:
 
 
 @transaction.atomic
-def entry_trash(*, actor: Actor, entry: Entry | str) -> Entry:
-    entry = _lock(entry)
+def entry_trash(*, actor: Actor, entry: Entry | str, collection: Collection | None = None) -> Entry:
+    entry = _lock(entry, collection)
     authorize(actor, "content.delete", owner_id=entry.author_id)
     states.check("trash", entry)
     _save(entry, entry.version, deleted_at=now())
@@ -564,10 +582,10 @@ def entry_trash(*, actor: Actor, entry: Entry | str) -> Entry:
 
 
 @transaction.atomic
-def entry_restore(*, actor: Actor, entry: Entry | str) -> Entry:
+def entry_restore(*, actor: Actor, entry: Entry | str, collection: Collection | None = None) -> Entry:
     """Bring an entry back from the trash with the status it had. If another entry took its slug meanwhile, it gets
     the next free one (``-2`` …)."""
-    entry = _lock(entry)
+    entry = _lock(entry, collection)
     authorize(actor, "content.delete", owner_id=entry.author_id)
     states.check("restore", entry)
     slug = entry.slug
@@ -581,8 +599,10 @@ def entry_restore(*, actor: Actor, entry: Entry | str) -> Entry:
 
 
 @transaction.atomic
-def entry_delete_permanently(*, actor: Actor, entry: Entry | str) -> None:
-    entry = _lock(entry)
+def entry_delete_permanently(
+    *, actor: Actor, entry: Entry | str, collection: Collection | None = None
+) -> None:
+    entry = _lock(entry, collection)
     authorize(actor, "content.delete_permanent", owner_id=entry.author_id)
     states.check("delete_permanent", entry)
     events.entry_deleting.send(sender=Entry, entry=entry, actor=actor)

@@ -156,13 +156,19 @@ def keyset_page(
     cursor: str | None,
     limit: int,
     scope: str,
+    row: Callable[[Any], Any] | None = None,
 ) -> Page:
-    """One page of ``queryset`` in ``keys`` order; the last key must be unique (normally the id)."""
+    """One page of ``queryset`` in ``keys`` order; the last key must be unique (normally the id).
+
+    ``row`` turns each fetched row into the page's item (for ``.values()`` querysets); it must expose the keys as
+    attributes."""
     tag = ordering_tag(keys, scope)
     queryset = queryset.order_by(*(key.order_expression() for key in keys))
     if cursor:
         queryset = queryset.filter(keyset_filter(keys, decode_cursor(cursor, keys, tag)))
     rows = list(queryset[: limit + 1])
+    if row is not None:
+        rows = [row(item) for item in rows]
     next_cursor = None
     if len(rows) > limit:
         rows = rows[:limit]

@@ -60,3 +60,17 @@ class Field(TimestampedModel):
 
     def __str__(self) -> str:
         return f"{self.collection_id}.{self.slug}"
+
+
+class SchemaVersion(models.Model):
+    """One row whose token changes with every schema write (in the same transaction).
+
+    Processes cache collections with their fields for reads and revalidate the cache with one cheap query on this row
+    per request. The token is random rather than a counter, so a rolled-back change can never make an old cache look
+    current again.
+    """
+
+    token = models.CharField(max_length=26)
+
+    def __str__(self) -> str:
+        return self.token

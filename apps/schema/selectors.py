@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from django.db import connection
 from django.db.models import Prefetch
 
 from apps.core.errors import NotFound
-from apps.schema.models import Collection, Field
+from apps.schema.models import Collection, Field, SchemaVersion
 
 
 def _with_fields(queryset):
@@ -36,3 +37,42 @@ def field_get(*, collection: Collection, slug: str) -> Field:
         known = ", ".join(field.slug for field in collection.fields.all()) or "none yet"
         raise NotFound(f"No field '{slug}' in collection '{collection.slug}'; fields: {known}.")
     return field
+
+
+# --- the per-process read cache ---------------------------------------------------------------------------------------
+
+_cache: dict[str, Collection] = {}
+_cache_token: str | None = None
+
+
+def _current_token() -> str | None:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT token FROM {SchemaVersion._meta.db_table} WHERE id = 1")  # noqa: S608 (fixed name)
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def collection_for_read(*, slug: str | None = None, collection_id: str | None = None) -> Collection:
+    """The collection (by slug or id) with its fields, from this process's cache while the schema is unchanged.
+
+    One small query checks the schema's version token (changed by every schema write, in its transaction); reads then
+    skip loading the collection and its fields. Writes call it inside their transaction, so they validate against the
+    definition current at that moment. The cached objects are shared: never modify them."""
+    global _cache_token
+    token = _current_token()
+    if token != _cache_token:
+        _cache.clear()
+        _cache_token = token
+    key = f"slug:{slug}" if slug is not None else f"id:{collection_id}"
+    collection = _cache.get(key)
+    if collection is None:
+        if slug is not None:
+            collection = collection_get(slug=slug, with_fields=True)
+        else:
+            found = _with_fields(Collection.objects.filter(pk=collection_id)).first()
+            if found is None:
+                raise NotFound(f"No collection with id {collection_id}.")
+            collection = found
+        _cache[f"slug:{collection.slug}"] = collection
+        _cache[f"id:{collection.pk}"] = collection
+    return collection

@@ -16,8 +16,9 @@ from django.db.models import Max
 from apps.accounts.permissions import Actor, authorize
 from apps.core import events
 from apps.core.errors import DuplicateSlug, ReservedSlug, ValidationError
+from apps.core.ids import new_id
 from apps.schema.field_types import FIELD_TYPES, FieldValueError, ValueContext
-from apps.schema.models import RESERVED_FIELD_SLUGS, SLUG_PATTERN, SUPPORTS, Collection, Field
+from apps.schema.models import RESERVED_FIELD_SLUGS, SLUG_PATTERN, SUPPORTS, Collection, Field, SchemaVersion
 
 SLUG_RE = re.compile(SLUG_PATTERN)
 SLUG_HINT = "Use lowercase letters, digits and underscores, starting with a letter (^[a-z][a-z0-9_]*$)."
@@ -36,6 +37,12 @@ FIELD_ATTRIBUTES = (
     "searchable",
     "translatable",
 )
+
+
+def _schema_changed() -> None:
+    """Invalidate every process's cached schema (apps/schema/selectors.py), within the writer's transaction."""
+    if not SchemaVersion.objects.filter(pk=1).update(token=new_id()):
+        SchemaVersion.objects.create(pk=1, token=new_id())
 
 
 def _slug_problem(slug: Any) -> str | None:
@@ -67,6 +74,7 @@ def collection_create(
     supports: list[str] | None = None,
 ) -> Collection:
     authorize(actor, "schema.write")
+    _schema_changed()
     problems: dict[str, str] = {}
     if problem := _slug_problem(slug):
         problems["slug"] = problem
@@ -101,6 +109,7 @@ def collection_create(
 def collection_update(*, actor: Actor, collection: Collection, changes: dict[str, Any]) -> Collection:
     """Change a collection's presentation and features. The slug is its identity and cannot change."""
     authorize(actor, "schema.write")
+    _schema_changed()
     if "slug" in changes and changes["slug"] != collection.slug:
         raise ValidationError(
             details={"slug": "A collection's slug cannot be changed; create a new collection."}
@@ -132,6 +141,7 @@ def collection_update(*, actor: Actor, collection: Collection, changes: dict[str
 def collection_delete(*, actor: Actor, collection: Collection, force: bool = False) -> None:
     """Delete a collection, its fields and (with ``force``, or when it has none) all of its entries."""
     authorize(actor, "schema.write")
+    _schema_changed()
     events.collection_deleting.send(sender=Collection, collection=collection, force=force, actor=actor)
     collection.delete()
 
@@ -190,6 +200,7 @@ def _snapshot(field: Field) -> dict[str, Any]:
 def field_create(*, actor: Actor, collection: Collection, definition: dict[str, Any]) -> Field:
     """Add a field. ``definition`` uses the model's names: slug, label, type, required, unique, default_value, …"""
     authorize(actor, "schema.write")
+    _schema_changed()
     definition = dict(definition)
     problems = _field_problems(collection, definition, creating=True)
     slug = definition.get("slug")
@@ -234,6 +245,7 @@ def field_create(*, actor: Actor, collection: Collection, definition: dict[str, 
 def field_update(*, actor: Actor, field: Field, changes: dict[str, Any]) -> Field:
     """Change a field's definition. Its slug is fixed; a new type must fit every stored value (they are converted)."""
     authorize(actor, "schema.write")
+    _schema_changed()
     if "slug" in changes and changes["slug"] != field.slug:
         raise ValidationError(
             details={"slug": "A field's slug cannot be changed; add a new field and remove this one instead."}
@@ -276,6 +288,7 @@ def field_update(*, actor: Actor, field: Field, changes: dict[str, Any]) -> Fiel
 def field_delete(*, actor: Actor, field: Field) -> None:
     """Remove a field and its data from every entry (SPEC §4.11 "drops its data")."""
     authorize(actor, "schema.write")
+    _schema_changed()
     collection = field.collection
     events.field_removing.send(sender=Field, collection=collection, field=field, actor=actor)
     was_searchable = field.searchable
@@ -288,6 +301,7 @@ def field_delete(*, actor: Actor, field: Field) -> None:
 def fields_reorder(*, actor: Actor, collection: Collection, field_slugs: list[str]) -> list[Field]:
     """Put the named fields first, in that order; fields not named keep their relative order after them."""
     authorize(actor, "schema.write")
+    _schema_changed()
     fields = list(collection.fields.select_for_update().order_by("sort_order", "created_at"))
     by_slug = {field.slug: field for field in fields}
     unknown = [slug for slug in field_slugs if slug not in by_slug]

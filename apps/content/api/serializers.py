@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import orjson
 from rest_framework import serializers
 
 from apps.content.models import Byline, Entry, Revision, Status
@@ -171,8 +172,21 @@ class BylineOut(serializers.Serializer):
     updatedAt = serializers.DateTimeField()
 
 
+def _stored_json(entry: Entry, raw_name: str, field_name: str):
+    """A stored JSON column for the answer: its raw text spliced in unparsed when the selector read it as text."""
+    raw = getattr(entry, raw_name, _MISSING)
+    if raw is _MISSING:
+        return getattr(entry, field_name)
+    return None if raw is None else orjson.Fragment(raw)
+
+
+_MISSING = object()
+
+
 def present_entry(entry: Entry, *, collection_slug: str, drafts: bool) -> dict:
-    data = entry.data if drafts else (entry.live_data or {})
+    live = _stored_json(entry, "live_raw", "live_data")
+    data = _stored_json(entry, "data_raw", "data") if drafts else live
+    credits = entry.credit_list if hasattr(entry, "credit_list") else entry.credits.select_related("byline")
     item = {
         "id": entry.pk,
         "type": collection_slug,
@@ -180,7 +194,7 @@ def present_entry(entry: Entry, *, collection_slug: str, drafts: bool) -> dict:
         "status": entry.status,
         "locale": entry.locale,
         "translationGroup": entry.translation_group,
-        "data": data,
+        "data": data if data is not None else {},
         "authorId": entry.author_id,
         "primaryBylineId": entry.primary_byline_id,
         "bylines": [
@@ -191,7 +205,7 @@ def present_entry(entry: Entry, *, collection_slug: str, drafts: bool) -> dict:
                 "userId": credit.byline.user_id,
                 "isGuest": credit.byline.is_guest,
             }
-            for credit in entry.credits.all()
+            for credit in credits
         ],
         "createdAt": iso(entry.created_at),
         "updatedAt": iso(entry.updated_at),
@@ -200,8 +214,12 @@ def present_entry(entry: Entry, *, collection_slug: str, drafts: bool) -> dict:
         "deletedAt": iso(entry.deleted_at),
         "version": entry.version,
     }
-    if drafts and entry.live_data is not None and entry.live_data != entry.data:
-        item["liveData"] = entry.live_data
+    if drafts and live is not None:
+        differs = (
+            entry.live_raw != entry.data_raw if hasattr(entry, "live_raw") else entry.live_data != entry.data
+        )
+        if differs:
+            item["liveData"] = live
     return item
 
 

@@ -6,6 +6,8 @@ Entries are addressed by id or by slug (in the default locale, or ``?locale=`` o
 
 from __future__ import annotations
 
+import orjson
+
 from apps.accounts import selectors as account_selectors
 from apps.accounts.permissions import actor_from_request
 from apps.content import selectors, services
@@ -34,28 +36,36 @@ from apps.content.models import Byline, Entry, Status
 from apps.core.api.serializers import SuccessFlagSerializer, paged
 from apps.core.api.views import CmsViewSet, endpoint, ok
 from apps.core.errors import NotFound, ValidationError
+from apps.core.ids import is_ulid
 from apps.core.pagination import SortKey, keyset_page
 from apps.schema import selectors as schema_selectors
 
 
 class EntryViewSet(CmsViewSet):
     def _collection(self, slug: str):
-        return schema_selectors.collection_get(slug=slug, with_fields=True)
+        return schema_selectors.collection_for_read(slug=slug)
 
     def _present(self, entry: Entry, collection_slug: str, *, drafts: bool = True) -> dict:
         return present_entry(entry, collection_slug=collection_slug, drafts=drafts)
 
     def _written(self, entry: Entry, collection_slug: str, status: int = 200):
-        fresh = selectors.entry_get(
-            collection=entry.collection, actor=actor_from_request(self.request), ref=entry.pk, for_update=True
-        )
-        return ok({"item": self._present(fresh, collection_slug), "_rev": fresh.rev}, status=status)
+        """The answer to a write: the entry as the service left it (no second read), with its new _rev."""
+        selectors.attach_credits([entry])
+        return ok({"item": self._present(entry, collection_slug), "_rev": entry.rev}, status=status)
 
     def _target(self, collection_slug: str, ref: str) -> Entry:
+        """The entry a read-for-editing addresses (drafts and trash included)."""
         collection = self._collection(collection_slug)
-        return selectors.entry_get(
-            collection=collection, actor=actor_from_request(self.request), ref=ref, for_update=True
-        )
+        return selectors.entry_get(collection=collection, actor=None, ref=ref, for_update=True)
+
+    def _addressed(self, collection_slug: str, ref: str) -> dict:
+        """What a write addresses: an id goes straight to the service, which checks it belongs to the collection
+        under its row lock; a slug is looked up first."""
+        collection = self._collection(collection_slug)
+        if is_ulid(ref):
+            return {"entry": ref.upper(), "collection": collection}
+        entry = selectors.entry_get(collection=collection, actor=None, ref=ref, for_update=True)
+        return {"entry": entry, "collection": collection}
 
     @endpoint(
         "content.read",
@@ -125,7 +135,7 @@ class EntryViewSet(CmsViewSet):
     def partial_update(self, request, collection: str, ref: str):
         entry = services.entry_update(
             actor=actor_from_request(request),
-            entry=self._target(collection, ref),
+            **self._addressed(collection, ref),
             data=self.body.get("data"),
             slug=self.body.get("slug"),
             status=self.body.get("status"),
@@ -152,14 +162,14 @@ class EntryViewSet(CmsViewSet):
         summary="Move an entry to the trash",
     )
     def destroy(self, request, collection: str, ref: str):
-        services.entry_trash(actor=actor_from_request(request), entry=self._target(collection, ref))
+        services.entry_trash(actor=actor_from_request(request), **self._addressed(collection, ref))
         return ok({"success": True})
 
     @endpoint("content.publish", body=PublishIn, response=EntryWithRevOut, summary="Publish an entry")
     def publish(self, request, collection: str, ref: str):
         entry = services.entry_publish(
             actor=actor_from_request(request),
-            entry=self._target(collection, ref),
+            **self._addressed(collection, ref),
             published_at=self.body.get("publishedAt"),
         )
         return self._written(entry, collection)
@@ -167,7 +177,7 @@ class EntryViewSet(CmsViewSet):
     @endpoint("content.publish", response=EntryWithRevOut, summary="Unpublish an entry")
     def unpublish(self, request, collection: str, ref: str):
         entry = services.entry_unpublish(
-            actor=actor_from_request(request), entry=self._target(collection, ref)
+            actor=actor_from_request(request), **self._addressed(collection, ref)
         )
         return self._written(entry, collection)
 
@@ -175,7 +185,7 @@ class EntryViewSet(CmsViewSet):
     def schedule(self, request, collection: str, ref: str):
         entry = services.entry_schedule(
             actor=actor_from_request(request),
-            entry=self._target(collection, ref),
+            **self._addressed(collection, ref),
             scheduled_at=self.body["scheduledAt"],
         )
         return self._written(entry, collection)
@@ -183,14 +193,14 @@ class EntryViewSet(CmsViewSet):
     @endpoint("content.publish", response=EntryWithRevOut, summary="Cancel a scheduled publication")
     def unschedule(self, request, collection: str, ref: str):
         entry = services.entry_unschedule(
-            actor=actor_from_request(request), entry=self._target(collection, ref)
+            actor=actor_from_request(request), **self._addressed(collection, ref)
         )
         return self._written(entry, collection)
 
     @endpoint("content.update", response=EntryWithRevOut, summary="Discard unpublished changes")
     def discard_draft(self, request, collection: str, ref: str):
         entry = services.entry_discard_draft(
-            actor=actor_from_request(request), entry=self._target(collection, ref)
+            actor=actor_from_request(request), **self._addressed(collection, ref)
         )
         return self._written(entry, collection)
 
@@ -199,7 +209,10 @@ class EntryViewSet(CmsViewSet):
     )
     def compare(self, request, collection: str, ref: str):
         entry = self._target(collection, ref)
-        return ok({"hasChanges": entry.live_data != entry.data, "live": entry.live_data, "draft": entry.data})
+        # The selector read both versions as JSON text; compare them parsed, as values.
+        live = orjson.loads(entry.live_raw) if entry.live_raw is not None else None
+        draft = orjson.loads(entry.data_raw) if entry.data_raw is not None else {}
+        return ok({"hasChanges": live != draft, "live": live, "draft": draft})
 
     @endpoint("content.read_drafts", query=PageQuery, response=paged(EntryOut), summary="List the trash")
     def trash(self, request, collection: str):
@@ -211,7 +224,7 @@ class EntryViewSet(CmsViewSet):
 
     @endpoint("content.delete", response=EntryWithRevOut, summary="Restore an entry from the trash")
     def restore(self, request, collection: str, ref: str):
-        entry = services.entry_restore(actor=actor_from_request(request), entry=self._target(collection, ref))
+        entry = services.entry_restore(actor=actor_from_request(request), **self._addressed(collection, ref))
         return self._written(entry, collection)
 
     @endpoint(
@@ -222,7 +235,7 @@ class EntryViewSet(CmsViewSet):
     )
     def permanent(self, request, collection: str, ref: str):
         services.entry_delete_permanently(
-            actor=actor_from_request(request), entry=self._target(collection, ref)
+            actor=actor_from_request(request), **self._addressed(collection, ref)
         )
         return ok({"success": True})
 
@@ -281,15 +294,9 @@ class RevisionViewSet(CmsViewSet):
         """The entry's working copy becomes the revision's data, recorded as a new revision. Nothing is published."""
         revision = selectors.revision_get(revision_id=pk)
         entry = services.revision_restore(actor=actor_from_request(request), revision=revision)
-        fresh = selectors.entry_get(
-            collection=revision.collection, actor=actor_from_request(request), ref=entry.pk, for_update=True
-        )
-        return ok(
-            {
-                "item": present_entry(fresh, collection_slug=revision.collection.slug, drafts=True),
-                "_rev": fresh.rev,
-            }
-        )
+        selectors.attach_credits([entry])
+        item = present_entry(entry, collection_slug=revision.collection.slug, drafts=True)
+        return ok({"item": item, "_rev": entry.rev})
 
 
 class BylineViewSet(CmsViewSet):

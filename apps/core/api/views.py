@@ -16,13 +16,13 @@ from typing import Any
 
 from rest_framework import serializers
 from rest_framework.exceptions import MethodNotAllowed
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSet
 
 from apps.core import ratelimit
+from apps.core.api.renderers import JSONRenderer
 from apps.core.errors import ValidationError
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})

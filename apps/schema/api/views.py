@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.renderers import BaseRenderer
 
 from apps.accounts.permissions import actor_from_request
+from apps.core.api.renderers import JSONRenderer
 from apps.core.api.serializers import SuccessFlagSerializer
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
 from apps.schema import selectors, services, typescript
