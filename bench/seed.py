@@ -15,7 +15,41 @@ import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-WORDS = ["alpha", "beta", "gamma", "delta", "river", "stone", "light", "garden", "window", "market", "travel", "coffee", "winter", "summer", "music", "paper", "city", "north", "south", "quiet", "bright", "shadow", "forest", "ocean", "engine", "signal", "story", "letter", "morning", "evening", "harbor", "bridge", "field"]
+WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "river",
+    "stone",
+    "light",
+    "garden",
+    "window",
+    "market",
+    "travel",
+    "coffee",
+    "winter",
+    "summer",
+    "music",
+    "paper",
+    "city",
+    "north",
+    "south",
+    "quiet",
+    "bright",
+    "shadow",
+    "forest",
+    "ocean",
+    "engine",
+    "signal",
+    "story",
+    "letter",
+    "morning",
+    "evening",
+    "harbor",
+    "bridge",
+    "field",
+]
 
 
 def setup_django() -> None:
