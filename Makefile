@@ -6,7 +6,7 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c requirements/
 export HOST ?= 127.0.0.1
 export PORT ?= 8000
 
-.PHONY: run serve test lint openapi constraints clean
+.PHONY: run test bench lint openapi constraints clean
 
 $(VENV)/.prod-installed: requirements/base.txt requirements/prod.txt requirements/constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=python3.11)")'
@@ -33,6 +33,11 @@ test: $(VENV)/.dev-installed
 	$(PY) -m ruff format --check .
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
 	VENV=$(VENV) bash scripts/run-tests.sh $(PYTEST_ARGS)
+
+## Benchmarks on SQLite and PostgreSQL, as ratios to a bare WSGI app; writes docs/performance.md (needs wrk).
+bench: $(VENV)/.dev-installed
+	@command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk"; exit 1; }
+	$(PY) -m bench.run $(BENCH_ARGS)
 
 lint: $(VENV)/.dev-installed
 	$(PY) -m ruff check --fix .
