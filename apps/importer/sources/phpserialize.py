@@ -37,6 +37,13 @@ _INTEGER = re.compile(rb"[-+]?\d+")
 _FLOAT = re.compile(rb"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|INF)|NAN")
 
 
+_CANONICAL_INTEGER = re.compile(r"-?[1-9]\d*|0")
+
+
+def _php_key(key: int | str) -> int | str:
+    return int(key) if isinstance(key, str) and _CANONICAL_INTEGER.fullmatch(key) else key
+
+
 class PhpSerializeError(ValueError):
     """The value is not (valid, supported) PHP serialize() output."""
 
@@ -182,7 +189,8 @@ class _Reader:
         count = self.integer(b":")
         slot = len(self.values)
         self.values.append(None)
-        items = self.pairs(count, depth)
+        # PHP makes a key like "3" the integer 3 (zend_symtable_update), so keys are compared as PHP sees them.
+        items = [(_php_key(key), value) for key, value in self.pairs(count, depth)]
         result: list | dict
         if all(key == index for index, (key, _) in enumerate(items)):
             result = [value for _, value in items]
