@@ -34,7 +34,7 @@ import lxml.html
 
 from apps.core.htmltext import parse_fragment, tag_of, visible_text
 
-__all__ = ["INSERT_TAG", "SequentialKeys", "html_to_portable_text", "insert_marker"]
+__all__ = ["INSERT_TAG", "SequentialKeys", "html_to_portable_text", "insert_marker", "provider_for_url"]
 
 INSERT_TAG = "pt-insert"
 

@@ -54,9 +54,12 @@ __all__ = [
     "Response",
     "ResponseTooLarge",
     "SafeHttpError",
+    "StreamedResponse",
     "blocked_reason",
+    "check_url",
     "fetch",
     "open_stream",
+    "resolve_host",
 ]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
