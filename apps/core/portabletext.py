@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from apps.core.htmltext import visible_text
+
 STYLES = ("normal", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote")
 LIST_ITEMS = ("bullet", "number")
 DECORATORS = ("strong", "em", "underline", "strike-through", "code", "sup", "sub")
@@ -188,25 +190,36 @@ def object_validator(
     optional = optional or {}
 
     def validate(block: dict, where: str, depth: int) -> tuple[dict, Problems]:
-        problems: Problems = {}
-        allowed = {"_type", "_key", *required, *optional}
-        extra = set(block) - allowed
-        if extra:
-            problems[where] = f"Unknown key(s) {', '.join(sorted(extra))} in a '{block['_type']}' block."
-        for name, kind in {**required, **optional}.items():
-            if name not in block:
-                if name in required:
-                    problems[f"{where}.{name}"] = f"Required in a '{block['_type']}' block."
-                continue
-            value = block[name]
-            if value is None and name in optional:
-                continue
-            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-                names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
-                problems[f"{where}.{name}"] = f"Expected {_JSON_NAMES.get(names, names)}."
-        return block, problems
+        return block, _flat_problems(block, where, f"a '{block['_type']}' block", required, optional)
 
     return validate
+
+
+def _flat_problems(
+    value: dict,
+    where: str,
+    label: str,
+    required: dict[str, type | tuple[type, ...]],
+    optional: dict[str, type | tuple[type, ...]],
+) -> Problems:
+    """Problems of a flat object: unknown keys, missing required keys, values of the wrong JSON type."""
+    problems: Problems = {}
+    extra = set(value) - {"_type", "_key", *required, *optional}
+    if extra:
+        problems[where] = f"Unknown key(s) {', '.join(sorted(extra))} in {label}."
+    for name, kind in {**required, **optional}.items():
+        if name not in value:
+            if name in required:
+                problems[f"{where}.{name}"] = f"Required in {label}."
+            continue
+        item = value[name]
+        if item is None and name in optional:
+            continue
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if not isinstance(item, kinds) or (isinstance(item, bool) and bool not in kinds):
+            names = " or ".join(k.__name__ for k in kinds)
+            problems[f"{where}.{name}"] = f"Expected {_JSON_NAMES.get(names, names)}."
+    return problems
 
 
 _JSON_NAMES = {
@@ -276,13 +289,19 @@ register(
     BlockType(
         "htmlBlock",
         object_validator(required={"html": str}, optional={"originalType": str}),
+        # What a reader of the HTML sees, so raw HTML is searchable and imports can show they kept every word.
+        text=lambda block: (visible_text(block.get("html") or ""),),
         description="Raw HTML kept as it was (for markup that has no Portable Text equivalent).",
     )
 )
 register(
     BlockType(
         "break",
-        object_validator(required={"style": str}),
+        object_validator(
+            required={"style": str},
+            # customText/noTeaser: WordPress's "more" tag (<!--more Read on--> and <!--noteaser-->); height: a spacer's.
+            optional={"customText": str, "noTeaser": bool, "height": (str, int)},
+        ),
         description="A thematic break: style 'separator', 'spacer', 'more' or 'nextpage'.",
     )
 )
@@ -292,5 +311,241 @@ register(
         object_validator(required={"url": str}, optional={"provider": str, "caption": str, "html": str}),
         text=lambda block: (block.get("caption") or "",),
         description="An embedded external resource (video, post, …) by URL.",
+    )
+)
+
+
+# --- block types for imported and structured content ------------------------------------------------------------
+#
+# WordPress posts (and rich text from elsewhere) carry tables, media, buttons and layout containers that plain text
+# blocks cannot hold without losing them. Containers hold nested Portable Text in ``content`` and are validated to
+# MAX_DEPTH like the document itself.
+
+
+def _items(
+    block: dict,
+    name: str,
+    where: str,
+    item_type: str,
+    check: Callable[[dict, str], Problems],
+    *,
+    required: bool = True,
+) -> Problems:
+    """Validate a list of keyed sub-objects (rows, cells, columns, images), filling their _key and _type."""
+    problems: Problems = {}
+    raw = block.get(name)
+    if raw is None and not required:
+        return problems
+    if not isinstance(raw, list):
+        return {f"{where}.{name}": f"Expected a list of {item_type} objects."}
+    items, seen = [], set()
+    for index, item in enumerate(raw):
+        here = f"{where}.{name}[{index}]"
+        if not isinstance(item, dict):
+            problems[here] = f"Expected a {item_type} object."
+            continue
+        item = dict(item)
+        if item.setdefault("_type", item_type) != item_type:
+            problems[f"{here}._type"] = f"Expected _type '{item_type}'."
+        key = item.get("_key")
+        if not isinstance(key, str) or not key or key in seen:
+            item["_key"] = key = new_key()
+        seen.add(key)
+        problems.update(check(item, here))
+        items.append(item)
+    block[name] = items
+    return problems
+
+
+def _nested(value: dict, name: str, where: str, depth: int) -> Problems:
+    """Normalise nested Portable Text in ``value[name]`` one level deeper."""
+    blocks, problems = normalize(value.get(name), f"{where}.{name}", depth + 1)
+    value[name] = blocks
+    return problems
+
+
+def _container_validator(
+    optional: dict[str, type | tuple[type, ...]],
+) -> Callable[[dict, str, int], tuple[dict, Problems]]:
+    """A block with nested Portable Text in ``content`` and these flat keys."""
+
+    def validate(block: dict, where: str, depth: int) -> tuple[dict, Problems]:
+        label = f"a '{block['_type']}' block"
+        problems = _flat_problems(block, where, label, {"content": list}, optional)
+        problems.update(_nested(block, "content", where, depth))
+        return block, problems
+
+    return validate
+
+
+def _validate_table(block: dict, where: str, depth: int) -> tuple[dict, Problems]:
+    problems = _flat_problems(block, where, "a 'table' block", {"rows": list}, {"caption": str})
+
+    def check_cell(cell: dict, here: str) -> Problems:
+        found = _flat_problems(
+            cell, here, "a table cell", {"content": list}, {"header": bool, "colSpan": int, "rowSpan": int}
+        )
+        found.update(_nested(cell, "content", here, depth))
+        return found
+
+    def check_row(row: dict, here: str) -> Problems:
+        found = _flat_problems(row, here, "a table row", {"cells": list}, {"section": str})
+        if row.get("section") not in (None, "head", "body", "foot"):
+            found[f"{here}.section"] = "section is one of head, body, foot."
+        found.update(_items(row, "cells", here, "tableCell", check_cell))
+        return found
+
+    problems.update(_items(block, "rows", where, "tableRow", check_row))
+    return block, problems
+
+
+def _table_text(block: dict) -> Iterable[str]:
+    for row in block.get("rows") or ():
+        cells = [plain_text(cell.get("content")).replace("\n", " ") for cell in row.get("cells") or ()]
+        yield "\t".join(cells)
+    yield block.get("caption") or ""
+
+
+def _validate_gallery(block: dict, where: str, depth: int) -> tuple[dict, Problems]:
+    problems = _flat_problems(
+        block, where, "a 'gallery' block", {"images": list}, {"caption": str, "columns": int}
+    )
+    image = _TYPES["image"]
+    problems.update(
+        _items(block, "images", where, "image", lambda item, here: image.validate(item, here, depth)[1])
+    )
+    return block, problems
+
+
+def _gallery_text(block: dict) -> Iterable[str]:
+    for image in block.get("images") or ():
+        yield from (image.get("alt") or "", image.get("caption") or "")
+    yield block.get("caption") or ""
+
+
+def _validate_columns(block: dict, where: str, depth: int) -> tuple[dict, Problems]:
+    problems = _flat_problems(block, where, "a 'columns' block", {"columns": list}, {})
+
+    def check_column(column: dict, here: str) -> Problems:
+        found = _flat_problems(column, here, "a column", {"content": list}, {"width": str})
+        found.update(_nested(column, "content", here, depth))
+        return found
+
+    problems.update(_items(block, "columns", where, "column", check_column))
+    return block, problems
+
+
+def _validate_section_reference(block: dict, where: str, depth: int) -> tuple[dict, Problems]:
+    problems = _flat_problems(
+        block, where, "a 'sectionReference' block", {}, {"ref": (str, int), "sectionId": str}
+    )
+    if block.get("ref") is None and block.get("sectionId") is None:
+        problems[where] = (
+            "A section reference needs the section's id (sectionId) or its source reference (ref)."
+        )
+    return block, problems
+
+
+_MEDIA = {"url": str, "mediaId": str, "caption": str}
+
+register(
+    BlockType(
+        "table",
+        _validate_table,
+        text=_table_text,
+        description="A table: rows of cells, each cell holding Portable Text; an optional caption.",
+    )
+)
+register(
+    BlockType(
+        "gallery",
+        _validate_gallery,
+        text=_gallery_text,
+        description="Images shown together (each like an image block), with an optional caption and column count.",
+    )
+)
+register(
+    BlockType(
+        "video",
+        object_validator(required={"url": str}, optional={**_MEDIA, "poster": str, "title": str}),
+        text=lambda block: (block.get("caption") or "",),
+        description="A video file by URL (or media item), with an optional caption and poster image.",
+    )
+)
+register(
+    BlockType(
+        "audio",
+        object_validator(required={"url": str}, optional={**_MEDIA, "title": str}),
+        text=lambda block: (block.get("caption") or "",),
+        description="An audio file by URL (or media item), with an optional caption.",
+    )
+)
+register(
+    BlockType(
+        "file",
+        object_validator(
+            required={"url": str},
+            optional={**_MEDIA, "name": str, "showDownloadButton": bool, "downloadButtonText": str},
+        ),
+        text=lambda block: (block.get("name") or "", block.get("downloadButtonText") or ""),
+        description="A downloadable file: its URL (or media item), the link text and an optional download button.",
+    )
+)
+register(
+    BlockType(
+        "button",
+        object_validator(required={"text": str}, optional={"href": str, "blank": bool}),
+        text=lambda block: (block.get("text") or "",),
+        description="A call-to-action button: its text and link (blank: opens in a new tab).",
+    )
+)
+register(
+    BlockType(
+        "columns",
+        _validate_columns,
+        text=lambda block: (plain_text(column.get("content")) for column in block.get("columns") or ()),
+        description="Content side by side: columns, each holding Portable Text, with an optional width.",
+    )
+)
+register(
+    BlockType(
+        "group",
+        _container_validator({"originalType": str, "attributes": dict, "tagName": str}),
+        text=lambda block: (plain_text(block.get("content")),),
+        description="Blocks kept together (a section, a box); originalType names the block it came from.",
+    )
+)
+register(
+    BlockType(
+        "cover",
+        _container_validator({"url": str, "mediaId": str, "alt": str, "mediaType": str}),
+        text=lambda block: (block.get("alt") or "", plain_text(block.get("content"))),
+        description="Content over a background image or video (mediaType 'image' or 'video').",
+    )
+)
+register(
+    BlockType(
+        "mediaText",
+        _container_validator(
+            {"url": str, "mediaId": str, "alt": str, "mediaType": str, "mediaPosition": str, "href": str}
+        ),
+        text=lambda block: (block.get("alt") or "", plain_text(block.get("content"))),
+        description="An image or video beside content (mediaPosition 'left' or 'right').",
+    )
+)
+register(
+    BlockType(
+        "sectionReference",
+        _validate_section_reference,
+        description="A reusable section placed here: sectionId once resolved, ref as given by the source.",
+    )
+)
+register(
+    BlockType(
+        "shortcode",
+        object_validator(required={"name": str, "raw": str}, optional={"attributes": dict, "content": str}),
+        # The enclosed content is what the shortcode showed readers; its name and attributes are not.
+        text=lambda block: (visible_text(block.get("content") or ""),),
+        description="A WordPress shortcode kept as written ([name attributes]content[/name]).",
     )
 )

@@ -66,7 +66,8 @@ def test_problems_are_reported_by_path():
         "[1].style": "Unknown style 'h9'; one of normal, h1, h2, h3, h4, h5, h6, blockquote.",
         "[1].children[0].marks": "Unknown mark(s) shout: use a decorator (strong, em, underline, strike-through, "
         "code, sup, sub) or the _key of one of the block's markDefs.",
-        "[2]._type": "Unknown block type 'chart'; known types: block, break, code, embed, htmlBlock, image.",
+        "[2]._type": "Unknown block type 'chart'; known types: block, audio, break, button, code, columns, cover, "
+        "embed, file, gallery, group, htmlBlock, image, mediaText, sectionReference, shortcode, table, video.",
         "[3]": "Expected a block object with a _type.",
     }
 
@@ -93,3 +94,101 @@ def test_unavailable_types_stop_validating():
     finally:
         portabletext.set_availability(lambda block_type: True)
         portabletext._TYPES.pop("callout")
+
+
+def text(value):
+    return {"_type": "block", "children": [{"_type": "span", "text": value}]}
+
+
+def test_structured_types_validate_their_nested_content_and_give_their_text():
+    document = [
+        {
+            "_type": "table",
+            "caption": "T",
+            "rows": [
+                {
+                    "section": "head",
+                    "cells": [{"header": True, "content": [text("h1")]}, {"content": [text("h2")]}],
+                },
+                {"cells": [{"colSpan": 2, "content": [text("c")]}]},
+            ],
+        },
+        {"_type": "gallery", "images": [{"url": "/a.jpg", "alt": "A", "caption": "one"}], "caption": "G"},
+        {
+            "_type": "columns",
+            "columns": [{"content": [text("left")], "width": "33%"}, {"content": [text("right")]}],
+        },
+        {"_type": "group", "content": [text("grouped")], "originalType": "core/details"},
+        {"_type": "cover", "url": "/c.jpg", "alt": "Sky", "content": [text("over")]},
+        {"_type": "mediaText", "url": "/m.jpg", "mediaPosition": "right", "content": [text("beside")]},
+        {"_type": "video", "url": "/v.mp4", "caption": "Clip"},
+        {"_type": "audio", "url": "/a.mp3"},
+        {
+            "_type": "file",
+            "url": "/f.pdf",
+            "name": "Report",
+            "showDownloadButton": True,
+            "downloadButtonText": "Get",
+        },
+        {"_type": "button", "text": "Buy", "href": "/buy", "blank": True},
+        {"_type": "sectionReference", "ref": 12},
+        {"_type": "shortcode", "name": "box", "raw": "[box]<b>Hi</b>[/box]", "content": "<b>Hi</b>"},
+        {"_type": "htmlBlock", "html": "<div>Kept <script>x()</script>text</div>"},
+        {"_type": "break", "style": "more", "customText": "Read on", "noTeaser": False},
+    ]
+    blocks, problems = portabletext.normalize(document)
+    assert problems == {}
+    assert all(row["_key"] and row["_type"] == "tableRow" for row in blocks[0]["rows"])
+    assert blocks[0]["rows"][0]["cells"][0]["content"][0]["_key"]
+    assert portabletext.plain_text(blocks).split("\n") == [
+        "h1\th2",
+        "c",
+        "T",
+        "A",
+        "one",
+        "G",
+        "left",
+        "right",
+        "grouped",
+        "Sky",
+        "over",
+        "beside",
+        "Clip",
+        "Report",
+        "Get",
+        "Buy",
+        "Hi",
+        "Kept text",
+    ]
+
+
+def test_structured_types_report_problems_by_path():
+    _, problems = portabletext.normalize(
+        [
+            {
+                "_type": "table",
+                "rows": [{"cells": [{"content": [{"_type": "chart"}], "colSpan": "2"}], "x": 1}],
+            },
+            {"_type": "columns", "columns": "left"},
+            {"_type": "sectionReference"},
+            {"_type": "video"},
+        ]
+    )
+    assert problems == {
+        "[0].rows[0]": "Unknown key(s) x in a table row.",
+        "[0].rows[0].cells[0].colSpan": "Expected a whole number.",
+        "[0].rows[0].cells[0].content[0]._type": "Unknown block type 'chart'; known types: block, audio, break, "
+        "button, code, columns, cover, embed, file, gallery, group, htmlBlock, image, mediaText, sectionReference, "
+        "shortcode, table, video.",
+        "[1].columns": "Expected a list of column objects.",
+        "[2]": "A section reference needs the section's id (sectionId) or its source reference (ref).",
+        "[3].url": "Required in a 'video' block.",
+    }
+
+
+def test_containers_nest_only_to_the_depth_limit():
+    document = [text("deepest")]
+    for _ in range(portabletext.MAX_DEPTH + 1):
+        document = [{"_type": "group", "content": document}]
+    _, problems = portabletext.normalize(document)
+    assert list(problems.values()) == [f"Blocks are nested more than {portabletext.MAX_DEPTH} levels deep."]
