@@ -30,7 +30,8 @@ def _routes() -> list[tuple[re.Pattern, dict]]:
             + "$"
         )
         routes.append((re.compile(pattern), operations))
-    return routes
+    # Literal segments win over parameters (`/auth/passkey/options` before `/auth/passkey/{id}`), as in urls.py.
+    return sorted(routes, key=lambda route: route[0].pattern.count("[^/]+"))
 
 
 def _closed(schema):
