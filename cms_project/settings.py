@@ -14,6 +14,8 @@ from urllib.parse import urlsplit
 
 import dj_database_url
 
+from apps.accounts.oauth_hooks import device_grant_pre_token
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -217,7 +219,7 @@ OAUTH2_PROVIDER = {
     "DEFAULT_SCOPES": ["__all__"],
     "OAUTH2_VALIDATOR_CLASS": "apps.accounts.oauth.CmsOAuth2Validator",
     "OAUTH2_SERVER_CLASS": "apps.accounts.oauth.CmsOAuth2Server",
-    "OAUTH_PRE_TOKEN_VALIDATION": ["apps.accounts.oauth.device_grant_pre_token"],
+    "OAUTH_PRE_TOKEN_VALIDATION": [device_grant_pre_token],
     "PKCE_REQUIRED": True,
     "AUTHORIZATION_CODE_EXPIRE_SECONDS": 10 * 60,
     "ACCESS_TOKEN_EXPIRE_SECONDS": 60 * 60,

@@ -326,7 +326,8 @@ class AuthorizeView(BaseAuthorizationView, FormView):
     form_class = ConsentForm
 
     def redirect(self, redirect_to, application):
-        return super().redirect(add_iss(redirect_to) if application is not None else redirect_to, application)
+        # Only ever called for a redirect URI oauthlib has matched against the client's registration.
+        return super().redirect(add_iss(redirect_to), application)
 
     def _redirect_error(self, error, credentials: dict, application):
         return self.error_response(

@@ -24,11 +24,25 @@ class CredentialIn(serializers.Serializer):
     type = serializers.ChoiceField(choices=["public-key"])
     clientExtensionResults = serializers.DictField(required=False)
     authenticatorAttachment = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+    transports = serializers.ListField(
+        child=serializers.CharField(max_length=32),
+        required=False,
+        max_length=10,
+        help_text="Older clients send the transports here instead of in `response`.",
+    )
 
 
 def credential_of(body: dict) -> dict:
     """The credential as py-webauthn takes it, from a validated body that may carry other keys too."""
-    keys = ("id", "rawId", "response", "type", "clientExtensionResults", "authenticatorAttachment")
+    keys = (
+        "id",
+        "rawId",
+        "response",
+        "type",
+        "clientExtensionResults",
+        "authenticatorAttachment",
+        "transports",
+    )
     credential = {key: body[key] for key in keys if key in body and body[key] is not None}
     credential.setdefault("clientExtensionResults", {})
     return credential

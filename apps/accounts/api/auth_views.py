@@ -14,7 +14,7 @@ from django.middleware.csrf import get_token
 from django.shortcuts import render
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
-from rest_framework.parsers import FormParser
+from rest_framework.parsers import FormParser, MultiPartParser
 
 from apps.accounts import selectors, services
 from apps.accounts.api.auth_serializers import (
@@ -176,13 +176,14 @@ class MagicLinkSendView(CmsAPIView):
 class MagicLinkVerifyView(CmsAPIView):
     """The link in the mail. GET only shows a page; its button POSTs the token back here, which signs in."""
 
-    parser_classes = [FormParser]
+    parser_classes = [FormParser, MultiPartParser]
 
     @endpoint(
         "public",
         query=MagicLinkQuery,
         response=HTML_PAGE,
         media_type="text/html",
+        error_bodies={(400, "text/html"): HTML_PAGE},
         summary="The page a sign-in link opens (does not use the link)",
     )
     def get(self, request):

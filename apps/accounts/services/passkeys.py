@@ -123,7 +123,7 @@ def passkey_store(*, user: User, verified, credential: dict, name: str | None) -
     credential_id = bytes_to_base64url(verified.credential_id)
     if Passkey.objects.filter(credential_id=credential_id).exists():
         raise _registration_invalid("This passkey is already registered.")
-    transports = (credential.get("response") or {}).get("transports") or []
+    transports = (credential.get("response") or {}).get("transports") or credential.get("transports") or []
     return Passkey.objects.create(
         user=user,
         name=(name or "").strip()[:100] or f"Passkey {count + 1}",
