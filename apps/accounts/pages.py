@@ -157,13 +157,12 @@ def invite_page(request, token: str):
                 "message": f"Your account is ready. A sign-in link is on its way to {user.email}.",
             },
         )
-    response = _render(
+    # The token is in this page's URL: `Referrer-Policy: same-origin` (global) keeps it from other sites.
+    return _render(
         request,
         "cms/invite.html",
         {"invitation": invitation, "token": token, "role_name": Role(invitation.role).label},
     )
-    response["Referrer-Policy"] = "no-referrer"  # the token is in this page's URL
-    return response
 
 
 # --- Account: passkeys and API tokens -------------------------------------------------------------------------------

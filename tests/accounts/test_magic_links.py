@@ -107,6 +107,7 @@ def test_opening_the_link_shows_a_page_and_uses_nothing(api, member, delivered):
         html = page.content.decode()
         assert "Sign in as <strong>member@example.com</strong>" in html
         assert f'name="token" value="{token}"' in html
+        assert f'<form method="post" action="{VERIFY}">' in html
     assert MagicLink.objects.get().used_at is None
 
 

@@ -202,7 +202,7 @@ def test_accepting_with_a_passkey_creates_the_user_and_signs_in(admin_session, d
     page = Client().get(f"/_cms/admin/invite/{token}")
     assert page.status_code == 200
     assert "as <strong>editor</strong>" in page.content.decode()
-    assert page["Referrer-Policy"] == "no-referrer"
+    assert page["Referrer-Policy"] == "same-origin"
 
     invitee = ApiClient()
     options = invitee.post(

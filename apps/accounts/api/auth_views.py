@@ -215,9 +215,9 @@ def _link_page(request, state: str, token: str, user):
     django_request = request._request
     get_token(django_request)  # the page's form needs the CSRF cookie
     context = {"state": state, "token": token, "user": user, "message": LINK_MESSAGES.get(state, "")}
-    response = render(django_request, "cms/magic_link.html", context, status=200 if state == "valid" else 400)
-    response["Referrer-Policy"] = "no-referrer"  # the token is in this page's URL
-    return response
+    # The token is in this page's URL; the global `Referrer-Policy: same-origin` keeps it from other sites. (Not
+    # `no-referrer`: browsers then send `Origin: null` with the form, which the CSRF check rightly refuses.)
+    return render(django_request, "cms/magic_link.html", context, status=200 if state == "valid" else 400)
 
 
 # --- Invitations ----------------------------------------------------------------------------------------------------
