@@ -367,6 +367,11 @@ SILENCED_SYSTEM_CHECKS = [
     # RedisCache is what we use when REDIS_URL is set, which django-ratelimit does not list but supports.
     "django_ratelimit.E003",
     "django_ratelimit.W001",
+    # Our authorize view adds the RFC 9207 `iss` parameter itself (from CMS_BASE_URL at request time).
+    "oauth2_provider.W005",
+    # http redirect URIs are needed for native apps' loopback callbacks (RFC 8252 §7.3); registration allows http
+    # on loopback hosts only (apps/accounts/services/oauth_clients.py).
+    "oauth2_provider.W008",
 ]
 
 # --- Files ----------------------------------------------------------------------------------------------------------

@@ -274,6 +274,9 @@ def _device_confirm(request, code: str, *, error: str | None = None, status: int
     except LinkUnusable as exc:
         return _render(request, "cms/device.html", {"stage": "enter", "error": exc.message}, status=400)
     application = oauth.application_for(grant.client_id)
+    if application is None:
+        message = services.oauth_clients.DEVICE_MESSAGES["unknown"]
+        return _render(request, "cms/device.html", {"stage": "enter", "error": message}, status=400)
     offered = oauth.grantable_scopes(grant.scope.split(), application=application, user=request.user)
     refused = [scope for scope in grant.scope.split() if scope not in offered]
     return _render(

@@ -247,6 +247,8 @@ def device_grant_decide(*, actor: Actor, user_code: str, approve: bool, scopes: 
     grant.user = actor.user
     if approve:
         application = oauth.application_for(grant.client_id)
+        if application is None:  # the client was deleted while the user was deciding
+            raise LinkUnusable("unknown", DEVICE_MESSAGES["unknown"], field="userCode")
         offered = oauth.grantable_scopes(grant.scope.split(), application=application, user=actor.user)
         chosen = offered if scopes is None else [scope for scope in offered if scope in scopes]
         if not chosen:
