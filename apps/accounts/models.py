@@ -272,7 +272,7 @@ class OAuthTokenFamily(models.Model):
         oauth2_settings.APPLICATION_MODEL, on_delete=models.CASCADE, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    expires_at = models.DateTimeField()
+    expires_at = models.DateTimeField(db_index=True)
 
     def __str__(self) -> str:
         return f"token family {self.family}"

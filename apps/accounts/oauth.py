@@ -214,6 +214,8 @@ class CmsOAuth2Validator(OAuth2Validator):
             request, refresh_token_code, access_token, previous_refresh_token
         )
         if previous_refresh_token is None:
+            # Families past their end can never refresh again; a new one is a good moment to forget them.
+            OAuthTokenFamily.objects.filter(expires_at__lte=now() - timedelta(days=1)).delete()
             OAuthTokenFamily.objects.get_or_create(
                 family=refresh_token.token_family,
                 defaults={

@@ -254,3 +254,27 @@ def test_account_page_renames_and_removes_passkeys(admin_browser, admin):
     refused = admin_browser.post("/_cms/admin/account", {"action": "remove", "passkey": last.pk})
     assert refused.status_code == 409
     assert "This is your only passkey" in refused.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "content_type"),
+    [
+        (f"{API}/auth/passkey/options", "{}", "application/json"),
+        (f"{API}/auth/magic-link/send", '{"email": "a@example.com"}', "application/json"),
+        (f"{API}/oauth/device/code", "client_id=none", "application/x-www-form-urlencoded"),
+        (
+            f"{API}/oauth/token",
+            "grant_type=refresh_token&client_id=x&refresh_token=y",
+            "application/x-www-form-urlencoded",
+        ),
+        (f"{API}/oauth/register", "{}", "application/json"),
+    ],
+)
+def test_sign_in_endpoints_are_rate_limited(api, settings, path, body, content_type):
+    settings.CMS_RATE_LIMITS = {**settings.CMS_RATE_LIMITS, "auth": "2/m"}
+    for _ in range(2):
+        assert api.post(path, body, content_type=content_type).status_code != 429
+    limited = api.post(path, body, content_type=content_type)
+    assert limited.status_code == 429
+    assert int(limited["Retry-After"]) >= 1
+    assert limited.json()["error"]["code"] == "RATE_LIMITED"

@@ -169,8 +169,10 @@ def passkey_sign_in_finish(*, credential: dict) -> User:
         raise PasskeyRejected(f"The passkey could not be verified: {exc}") from exc
     if not passkey.user.is_active:
         raise PasskeyRejected("This account is disabled.")
-    Passkey.objects.filter(pk=passkey.pk).update(
-        sign_count=verified.new_sign_count, backed_up=verified.credential_backed_up, last_used_at=now()
+    Passkey.objects.filter(pk=passkey.pk).update(backed_up=verified.credential_backed_up, last_used_at=now())
+    # Only ever forward: of two sign-ins verified at the same time, the higher count is the one that stays.
+    Passkey.objects.filter(pk=passkey.pk, sign_count__lt=verified.new_sign_count).update(
+        sign_count=verified.new_sign_count
     )
     return passkey.user
 
