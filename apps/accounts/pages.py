@@ -16,6 +16,7 @@ from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core import signing
 from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.utils.decorators import method_decorator
@@ -298,16 +299,25 @@ def _device_confirm(request, code: str, *, error: str | None = None, status: int
 
 
 class ConsentForm(forms.Form):
-    client_id = forms.CharField(widget=forms.HiddenInput())
-    redirect_uri = forms.CharField(widget=forms.HiddenInput())
-    response_type = forms.CharField(widget=forms.HiddenInput())
-    state = forms.CharField(required=False, widget=forms.HiddenInput())
-    code_challenge = forms.CharField(required=False, widget=forms.HiddenInput())
-    code_challenge_method = forms.CharField(required=False, widget=forms.HiddenInput())
-    resource = forms.CharField(required=False, widget=forms.HiddenInput())
+    # The validated authorization request, signed: the browser sends it back but cannot change it, so only the
+    # scope boxes (a subset of what was offered) and the decision come from the form.
+    request = forms.CharField(widget=forms.HiddenInput())
     scope = forms.MultipleChoiceField(
         choices=[(scope, scope) for scope in SCOPES], required=False, widget=forms.CheckboxSelectMultiple
     )
+
+
+CONSENT_SALT = "cms.oauth.consent"
+# As long as a code would live: a consent page left open longer asks the user to start again.
+CONSENT_MAX_AGE = settings.OAUTH2_PROVIDER["AUTHORIZATION_CODE_EXPIRE_SECONDS"]
+CONSENT_KEYS = (
+    "client_id",
+    "redirect_uri",
+    "response_type",
+    "state",
+    "code_challenge",
+    "code_challenge_method",
+)
 
 
 def add_iss(uri: str) -> str:
@@ -355,18 +365,16 @@ class AuthorizeView(BaseAuthorizationView, FormView):
         resources = [oauth.canonical_resource(item) for item in request.GET.getlist("resource")]
         if None in resources:
             return self._redirect_error(_invalid_target(credentials), credentials, application)
-        form = ConsentForm(
-            initial={
-                "client_id": credentials["client_id"],
-                "redirect_uri": credentials["redirect_uri"],
-                "response_type": credentials["response_type"],
-                "state": credentials.get("state") or "",
-                "code_challenge": credentials.get("code_challenge", ""),
-                "code_challenge_method": credentials.get("code_challenge_method", ""),
-                "resource": " ".join(resources),
-                "scope": offered,
-            }
+        signed = signing.dumps(
+            {
+                **{key: credentials.get(key) or "" for key in CONSENT_KEYS},
+                "resource": resources or [oauth.rest_resource()],
+                "scopes": offered,
+                "user": request.user.pk,
+            },
+            salt=CONSENT_SALT,
         )
+        form = ConsentForm(initial={"request": signed, "scope": offered})
         return self._consent_page(form, application, offered, scopes, credentials["redirect_uri"])
 
     def _consent_page(self, form, application, offered, requested, redirect_uri, *, error=None, status=200):
@@ -388,42 +396,31 @@ class AuthorizeView(BaseAuthorizationView, FormView):
 
     def post(self, request, *args, **kwargs):
         form = ConsentForm(request.POST)
-        if not form.is_valid():
-            return _render(
-                request, "cms/message.html", {"title": "Authorization", "message": "Invalid form."}, 400
-            )
-        data = form.cleaned_data
-        application = get_application_model().objects.filter(client_id=data["client_id"]).first()
-        # The hidden fields came back from the browser: never redirect anywhere the client did not register.
-        if application is None or not application.redirect_uri_allowed(data["redirect_uri"]):
-            message = "The authorization request is not valid (unknown client or redirect URI)."
+        try:
+            if not form.is_valid():
+                raise signing.BadSignature("incomplete form")
+            data = signing.loads(form.cleaned_data["request"], salt=CONSENT_SALT, max_age=CONSENT_MAX_AGE)
+            if data["user"] != request.user.pk:
+                raise signing.BadSignature("another user's form")
+        except signing.BadSignature:
+            message = "This authorization form is not valid any more. Start again from the application."
             return _render(request, "cms/message.html", {"title": "Authorization", "message": message}, 400)
-        credentials = {
-            key: data[key]
-            for key in (
-                "client_id",
-                "redirect_uri",
-                "response_type",
-                "state",
-                "code_challenge",
-                "code_challenge_method",
-            )
-            if data.get(key)
-        }
-        resources = [oauth.canonical_resource(item) for item in data["resource"].split()]
-        if None in resources:
-            return self._redirect_error(_invalid_target(credentials), credentials, application)
-        credentials["resource"] = resources or [oauth.rest_resource()]
+        application = get_application_model().objects.filter(client_id=data["client_id"]).first()
+        if application is None or not application.redirect_uri_allowed(data["redirect_uri"]):
+            message = "The application is no longer registered here."
+            return _render(request, "cms/message.html", {"title": "Authorization", "message": message}, 400)
+        credentials = {key: data[key] for key in CONSENT_KEYS if data.get(key)}
+        credentials["resource"] = data["resource"]
         allow = request.POST.get("decision") == "approve"
-        scopes = data["scope"]
+        scopes = [
+            scope for scope in SCOPES if scope in form.cleaned_data["scope"] and scope in data["scopes"]
+        ]
         if allow and not scopes:
-            offered = oauth.grantable_scopes(SCOPES, application=application, user=request.user)
-            form = ConsentForm(initial={**data, "scope": []})
             return self._consent_page(
-                form,
+                ConsentForm(initial={"request": form.cleaned_data["request"], "scope": []}),
                 application,
-                offered,
-                offered,
+                data["scopes"],
+                data["scopes"],
                 data["redirect_uri"],
                 error="Choose at least one permission, or deny the request.",
                 status=400,

@@ -44,27 +44,13 @@ def authorize_params(client_id: str, challenge: str, **extra) -> dict:
 
 
 def consent(browser: Client, params: dict, *, decision: str = "approve", scopes: list[str] | None = None):
-    """GET the consent page, then POST the form as the browser would (hidden fields from the request)."""
+    """GET the consent page, then POST its form as the browser would: the signed request, ticked boxes, decision."""
     page = browser.get(f"{AUTHORIZE}?{urlencode(params, doseq=True)}")
     if page.status_code != 200:
         return page
-    form = {
-        key: params.get(key, "")
-        for key in (
-            "client_id",
-            "redirect_uri",
-            "response_type",
-            "state",
-            "code_challenge",
-            "code_challenge_method",
-        )
-    }
-    resource = params.get("resource")
-    form["resource"] = " ".join(resource) if isinstance(resource, list) else (resource or "")
-    form["decision"] = decision
-    if scopes is None:
-        scopes = page.context["form"].initial["scope"]
-    form["scope"] = scopes
+    initial = page.context["form"].initial
+    form = {"request": initial["request"], "decision": decision}
+    form["scope"] = initial["scope"] if scopes is None else scopes
     return browser.post(AUTHORIZE, form)
 
 

@@ -8,6 +8,7 @@ from datetime import timedelta
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from django.core import signing
 from django.db import connection
 from django.test import Client, override_settings
 from oauth2_provider.models import AccessToken, RefreshToken
@@ -314,12 +315,23 @@ def test_pkce_plain_is_refused_even_when_implied(browser, client_id, method):
     assert not OAuthGrant.objects.exists()
 
 
-def test_a_tampered_consent_form_cannot_downgrade_pkce(browser, client_id):
-    verifier, challenge = pkce()
-    params = authorize_params(client_id, challenge)
-    browser.get(AUTHORIZE, params)
-    tampered = consent(browser, {**params, "code_challenge": verifier, "code_challenge_method": "plain"})
-    assert redirect_query(tampered)["error"] == "invalid_request"
+def test_the_consent_form_cannot_be_tampered_with(browser, client_id, editor):
+    # The request the user sees is signed into the form: a changed challenge, method or redirect is refused.
+    _, challenge = pkce()
+    page = browser.get(AUTHORIZE, authorize_params(client_id, challenge))
+    signed = page.context["form"].initial["request"]
+    payload = signing.loads(signed, salt="cms.oauth.consent")
+    forged = signing.dumps(payload, salt="another.salt")
+    for value in (signed[:-3] + "abc", forged, "not-signed"):
+        response = browser.post(
+            AUTHORIZE, {"request": value, "scope": ["content:read"], "decision": "approve"}
+        )
+        assert response.status_code == 400
+        assert "This authorization form is not valid any more" in response.content.decode()
+    other = Client()
+    other.force_login(make_user(Role.ADMIN))
+    stolen = other.post(AUTHORIZE, {"request": signed, "scope": ["content:read"], "decision": "approve"})
+    assert stolen.status_code == 400
     assert not OAuthGrant.objects.exists()
 
 
