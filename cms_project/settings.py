@@ -14,6 +14,8 @@ from urllib.parse import urlsplit
 
 import dj_database_url
 
+from apps.accounts.oauth_hooks import device_grant_pre_token
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -91,6 +93,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_ratelimit",
+    "oauth2_provider",
     "apps.core",
     "apps.accounts",
     "apps.schema",
@@ -174,7 +177,9 @@ else:
 # --- Authentication -------------------------------------------------------------------------------------------------
 
 AUTH_USER_MODEL = "accounts.User"
-LOGIN_URL = "/django-admin/login/"
+# Our sign-in page (passkey or magic link); the Django admin's own login form redirects there too.
+LOGIN_URL = "/_cms/admin/login"
+LOGIN_REDIRECT_URL = "/_cms/admin/account"
 _https = _base.scheme == "https"
 SESSION_COOKIE_SECURE = _https
 CSRF_COOKIE_SECURE = _https
@@ -186,6 +191,104 @@ CSRF_FAILURE_VIEW = "apps.core.api.exceptions.csrf_failure"
 SECURE_REFERRER_POLICY = "same-origin"
 if env_bool("CMS_BEHIND_TLS_PROXY"):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Passkeys (WebAuthn): the relying party id is the host of CMS_BASE_URL and the only accepted origin is its origin,
+# both read from settings.CMS_BASE_URL at request time (apps/accounts/webauthn_ceremony.py).
+CMS_SITE_NAME = env("CMS_SITE_NAME", "CMS")
+CMS_MAX_PASSKEYS_PER_USER = 10
+
+# --- OAuth 2.1 authorization server (django-oauth-toolkit) ----------------------------------------------------------
+# What the toolkit does not do the way OAuth 2.1 and RFC 9700 ask is in apps/accounts/oauth.py: hashed authorization
+# and device codes (the two swapped models below), S256-only PKCE, single-use codes whose replay revokes what they
+# issued, a 90-day absolute refresh-token lifetime, scopes capped by client and role, RFC 8707 resources limited to
+# this service. Access and refresh tokens are stored as SHA-256 only (COMPLIANT_BCP_RFC9700_TOKEN_STORAGE).
+OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
+OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"  # noqa: S105 (a model name)
+OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "oauth2_provider.RefreshToken"  # noqa: S105 (a model name)
+OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"  # noqa: S105 (a model name)
+OAUTH2_PROVIDER_GRANT_MODEL = "accounts.OAuthGrant"
+OAUTH2_PROVIDER_DEVICE_GRANT_MODEL = "accounts.OAuthDeviceGrant"
+OAUTH2_PROVIDER = {
+    "SCOPES": {
+        "content:read": "Read content: list, get, compare and search entries; list taxonomy terms and menus",
+        "content:write": "Create, change, publish, schedule, delete and restore content; create taxonomy terms",
+        "media:read": "List and view media",
+        "media:write": "Change and delete media metadata",
+        "schema:read": "List collections and read their schemas",
+        "schema:write": "Create and delete collections and fields",
+        "admin": "Full access to every operation your role allows",
+    },
+    "DEFAULT_SCOPES": ["__all__"],
+    "OAUTH2_VALIDATOR_CLASS": "apps.accounts.oauth.CmsOAuth2Validator",
+    "OAUTH2_SERVER_CLASS": "apps.accounts.oauth.CmsOAuth2Server",
+    "OAUTH_PRE_TOKEN_VALIDATION": [device_grant_pre_token],
+    "PKCE_REQUIRED": True,
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 10 * 60,
+    "ACCESS_TOKEN_EXPIRE_SECONDS": 60 * 60,
+    # The toolkit's refresh expiry is idle time after the last access token; the absolute 90 days from the first
+    # grant is enforced by the validator (OAuthTokenFamily).
+    "REFRESH_TOKEN_EXPIRE_SECONDS": 90 * 24 * 3600,
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
+    "DEVICE_FLOW_INTERVAL": 5,
+    "ALLOWED_REDIRECT_URI_SCHEMES": [
+        "https",
+        "http",
+    ],  # http only for loopback; see oauth.validate_redirect_uris
+    "REQUEST_APPROVAL_PROMPT": "force",
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "COMPLIANT_BCP_RFC9700_REFRESH_TOKEN": True,
+    "COMPLIANT_BCP_RFC9700_REDIRECT_URI_MATCHING": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
+    # The RFC 9207 `iss` parameter is added by our authorize view, from CMS_BASE_URL at request time.
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": False,
+}
+CMS_DEVICE_CODE_EXPIRE_SECONDS = 15 * 60
+CMS_REFRESH_TOKEN_ABSOLUTE_SECONDS = 90 * 24 * 3600
+
+# --- Mail -----------------------------------------------------------------------------------------------------------
+
+
+def _email_settings(url: str | None) -> dict:
+    """EMAIL_* settings from one URL (docs/operations.md): console (default), smtp, smtps, submission, memory.
+
+    ``smtp://user:pass@host:25`` plain SMTP (add ``?tls=1`` for STARTTLS), ``submission://…`` STARTTLS on 587,
+    ``smtps://…`` implicit TLS on 465; user and password are percent-decoded; ``?timeout=`` in seconds (default 10).
+    """
+    from urllib.parse import parse_qs, unquote
+
+    if not url or url.startswith("console:"):
+        return {"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"}
+    if url.startswith("memory:"):
+        return {"EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend"}
+    parts = urlsplit(url)
+    query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    defaults = {"smtp": (25, False, False), "submission": (587, True, False), "smtps": (465, False, True)}
+    if parts.scheme not in defaults:
+        raise ValueError(
+            f"EMAIL_URL: unsupported scheme {parts.scheme!r}; use smtp, submission, smtps or console"
+        )
+    port, tls, ssl = defaults[parts.scheme]
+    truthy = {"1", "true", "yes", "on"}
+    return {
+        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "EMAIL_HOST": parts.hostname or "localhost",
+        "EMAIL_PORT": parts.port or port,
+        "EMAIL_HOST_USER": unquote(parts.username or ""),
+        "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
+        "EMAIL_USE_TLS": tls or query.get("tls", "").lower() in truthy,
+        "EMAIL_USE_SSL": ssl or query.get("ssl", "").lower() in truthy,
+        "EMAIL_TIMEOUT": int(query.get("timeout", "10")),
+    }
+
+
+globals().update(_email_settings(env("EMAIL_URL")))
+DEFAULT_FROM_EMAIL = env("CMS_EMAIL_FROM", f"{CMS_SITE_NAME} <cms@{_base.hostname or 'localhost'}>")
 
 # --- REST framework and OpenAPI -------------------------------------------------------------------------------------
 
@@ -259,6 +362,8 @@ RATELIMIT_USE_CACHE = "default"
 CMS_RATE_LIMITS = {
     "api": env("CMS_RATE_LIMIT_API", "1200/m"),
     "auth": env("CMS_RATE_LIMIT_AUTH", "20/m"),
+    # Magic links per email address (on top of "auth" per client address), so one mailbox cannot be flooded.
+    "magic_link_address": env("CMS_RATE_LIMIT_MAGIC_LINK", "5/15m"),
 }
 # How many reverse proxies in front of us append to X-Forwarded-For; 0 trusts only the socket address.
 CMS_TRUSTED_PROXY_COUNT = env_int("CMS_TRUSTED_PROXY_COUNT", 0)
@@ -267,6 +372,11 @@ SILENCED_SYSTEM_CHECKS = [
     # RedisCache is what we use when REDIS_URL is set, which django-ratelimit does not list but supports.
     "django_ratelimit.E003",
     "django_ratelimit.W001",
+    # Our authorize view adds the RFC 9207 `iss` parameter itself (from CMS_BASE_URL at request time).
+    "oauth2_provider.W005",
+    # http redirect URIs are needed for native apps' loopback callbacks (RFC 8252 §7.3); registration allows http
+    # on loopback hosts only (apps/accounts/services/oauth_clients.py).
+    "oauth2_provider.W008",
 ]
 
 # --- Files ----------------------------------------------------------------------------------------------------------

@@ -1,11 +1,14 @@
-"""Shared fixtures: the validating API client, users by role, tokens by scope."""
+"""Shared fixtures: the validating API client, users by role, tokens by scope, delivered mail."""
 
 from __future__ import annotations
+
+from contextlib import contextmanager
 
 import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
+from apps.accounts import mail
 from apps.accounts.models import Role
 from tests.factories import make_token, make_user
 from tests.openapi_check import check_response
@@ -75,3 +78,16 @@ def admin_api(admin_user) -> ApiClient:
     client = ApiClient().as_token(raw)
     client.user = admin_user
     return client
+
+
+@pytest.fixture
+def delivered(django_capture_on_commit_callbacks, mailoutbox):
+    """``with delivered() as outbox:`` runs the block, commits its mail and waits until it has been delivered."""
+
+    @contextmanager
+    def capture():
+        with django_capture_on_commit_callbacks(execute=True):
+            yield mailoutbox
+        mail.wait()
+
+    return capture

@@ -1,5 +1,7 @@
-"""Django admin for users and API tokens. Tokens are created through the same service as the API, and the secret
-is shown once in the confirmation message."""
+"""Django admin for users, API tokens, passkeys, invitations and OAuth clients' registration details. Tokens are
+created through the same service as the API, and the secret is shown once in the confirmation message. Passkeys and
+invitations are created by their owners through the sign-in pages; here operators can see and remove them. (The
+toolkit registers its own admin for OAuth applications, tokens and grants.)"""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from django import forms
 from django.contrib import admin, messages
 
 from apps.accounts import services
-from apps.accounts.models import ApiToken, User
+from apps.accounts.models import ApiToken, Invitation, OAuthClient, Passkey, User
 from apps.accounts.permissions import SCOPES, Actor
 
 
@@ -83,3 +85,49 @@ class ApiTokenAdmin(admin.ModelAdmin):
         for token_id in tokens:
             services.api_token_revoke(actor=actor, token_id=token_id)
         messages.success(request, f"Revoked {len(tokens)} token(s).")
+
+
+@admin.register(Passkey)
+class PasskeyAdmin(admin.ModelAdmin):
+    list_display = ("name", "user", "created_at", "last_used_at", "backed_up")
+    search_fields = ("name", "user__email")
+    fields = ("user", "name", "aaguid", "transports", "backed_up", "sign_count", "created_at", "last_used_at")
+    readonly_fields = (
+        "user",
+        "aaguid",
+        "transports",
+        "backed_up",
+        "sign_count",
+        "created_at",
+        "last_used_at",
+    )
+
+    def has_add_permission(self, request):
+        return False  # a passkey is made by its authenticator, on the account page
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    list_display = ("email", "role", "invited_by", "created_at", "expires_at", "accepted_at", "revoked_at")
+    list_filter = ("role",)
+    search_fields = ("email",)
+    exclude = ("token_hash",)
+    readonly_fields = (
+        "email",
+        "role",
+        "invited_by",
+        "expires_at",
+        "accepted_at",
+        "accepted_user",
+        "created_at",
+    )
+
+    def has_add_permission(self, request):
+        return False  # invitations are sent with POST /_cms/api/auth/invite, which mails the link
+
+
+@admin.register(OAuthClient)
+class OAuthClientAdmin(admin.ModelAdmin):
+    list_display = ("application", "grant_types", "scopes", "created_at")
+    search_fields = ("application__name", "application__client_id")
+    readonly_fields = ("application", "created_at")

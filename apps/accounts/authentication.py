@@ -1,17 +1,48 @@
-"""``Authorization: Bearer …`` for the REST API: personal access tokens now, OAuth access tokens later.
+"""Who is calling: ``Authorization: Bearer …`` with a personal access token or an OAuth access token, or a session.
+
+``authenticate_bearer`` is the one function every face uses for bearer credentials: the REST API through
+``BearerTokenAuthentication`` below, and the MCP endpoint with ``resource=oauth.mcp_resource()``. Personal access
+tokens (``ec_pat_…``) work on both; an OAuth access token works only on the resource it was issued for (RFC 8707,
+RFC 9068 §4 "aud"). The returned Actor carries the token's scopes, and the permission table checks them the same way
+for both kinds.
 
 A request without the header is anonymous (the permission check then answers 401); a header with a bad, revoked or
 expired token is refused at once with 401 and ``WWW-Authenticate: Bearer … error="invalid_token"`` (RFC 6750 §3).
+Browser sessions are Django's; on unsafe methods DRF requires Django's CSRF token from them, and the few anonymous
+endpoints that *create* a session check it with ``enforce_csrf`` (login CSRF).
 """
 
 from __future__ import annotations
 
-from rest_framework.authentication import BaseAuthentication
+from django.conf import settings
+from rest_framework.authentication import BaseAuthentication, SessionAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
-from apps.accounts import services
+from apps.accounts import oauth
 from apps.accounts.permissions import Actor
+from apps.accounts.services import tokens
 from apps.core.errors import Unauthorized
+
+
+def authenticate_bearer(raw: str, *, resource: str | None = None) -> Actor:
+    """The Actor for a bearer credential presented to ``resource`` (default: the REST API); Unauthorized if none.
+
+    ``ec_pat_`` tokens are personal access tokens, valid on every resource of this service. Anything else is looked
+    up as an OAuth access token, which must be live, belong to an active user and have been issued for ``resource``.
+    """
+    raw = (raw or "").strip()
+    if not raw:
+        raise Unauthorized("Invalid token.")
+    if raw.startswith(tokens.TOKEN_PREFIX):
+        token = tokens.api_token_authenticate(raw)
+        return Actor(user=token.user, scopes=frozenset(token.scopes), via="token", token_id=token.pk)
+    access_token = oauth.access_token_authenticate(raw, resource=resource or oauth.rest_resource())
+    return Actor.for_oauth(access_token)
+
+
+def bearer_challenge() -> str:
+    """The ``WWW-Authenticate`` value for the MCP endpoint's 401 (SPEC §5, RFC 9728 §5.1)."""
+    return f'Bearer resource_metadata="{settings.CMS_BASE_URL}/.well-known/oauth-protected-resource"'
 
 
 class BearerTokenAuthentication(BaseAuthentication):
@@ -22,17 +53,21 @@ class BearerTokenAuthentication(BaseAuthentication):
         scheme, _, credential = header.partition(" ")
         if scheme.lower() != "bearer":
             return None
-        credential = credential.strip()
-        if not credential.startswith(services.TOKEN_PREFIX):
-            raise AuthenticationFailed("Invalid token.")
         try:
-            token = services.api_token_authenticate(credential)
+            actor = authenticate_bearer(credential)
         except Unauthorized as exc:
             raise AuthenticationFailed(exc.message) from exc
-        request._request.cms_actor = Actor(
-            user=token.user, scopes=frozenset(token.scopes), via="token", token_id=token.pk
-        )
-        return token.user, token
+        request._request.cms_actor = actor
+        return actor.user, actor
 
     def authenticate_header(self, request) -> str:
         return 'Bearer realm="cms"'
+
+
+def enforce_csrf(request) -> None:
+    """Django's CSRF check on a DRF request even when nobody is signed in yet (DRF checks only signed-in sessions).
+
+    Used where an anonymous request starts a session, so another site cannot sign a visitor into an account of its
+    choosing. Raises DRF's PermissionDenied (403) when the token is missing or wrong.
+    """
+    SessionAuthentication().enforce_csrf(request)

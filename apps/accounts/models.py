@@ -1,10 +1,14 @@
-"""Users with a role number, and personal access tokens stored as SHA-256 hashes."""
+"""Users with a role number; their credentials (personal access tokens, passkeys, magic links, invitations); and
+the OAuth tables we add to or swap into django-oauth-toolkit. Every secret is stored as a SHA-256 digest only."""
 
 from __future__ import annotations
 
 from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
 from django.db import models
+from oauth2_provider.models import AbstractDeviceGrant, AbstractGrant
+from oauth2_provider.settings import oauth2_settings
 
+from apps.accounts.fields import HashedSecretField
 from apps.core.models import TimestampedModel, UlidModel
 
 
@@ -107,3 +111,168 @@ class ApiToken(UlidModel):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+# --- Passkeys and the sign-in ceremonies ----------------------------------------------------------------------------
+
+
+class Passkey(UlidModel):
+    """A WebAuthn credential. The public key and sign counter are what later assertions are verified against."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="passkeys")
+    name = models.CharField(max_length=100)
+    # base64url of the credential's raw id (WebAuthn allows up to 1023 bytes).
+    credential_id = models.CharField(max_length=1400, unique=True)
+    public_key = models.BinaryField()
+    sign_count = models.PositiveBigIntegerField(default=0)
+    transports = models.JSONField(default=list, blank=True)
+    aaguid = models.CharField(max_length=36, blank=True)
+    backed_up = models.BooleanField(default=False)
+    device_type = models.CharField(max_length=16, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.user})"
+
+
+class ChallengePurpose(models.TextChoices):
+    SIGN_IN = "sign_in", "sign in"
+    REGISTER = "register", "add a passkey"
+    SETUP = "setup", "create the first admin"
+    INVITE = "invite", "accept an invitation"
+
+
+class WebAuthnChallenge(UlidModel):
+    """A challenge handed out with WebAuthn options; verifying consumes it (deleted in one statement), so an
+    assertion or attestation can be used once, within five minutes, for the purpose it was issued for."""
+
+    challenge_hash = models.CharField(max_length=64, unique=True)
+    purpose = models.CharField(max_length=16, choices=ChallengePurpose.choices)
+    # Registration for an existing user: only that user may complete it.
+    user = models.ForeignKey(User, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    invitation = models.ForeignKey(
+        "Invitation", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    # What the verify step needs and must not take from the client again: the new user's id, email and name.
+    data = models.JSONField(default=dict, blank=True)
+    expires_at = models.DateTimeField(db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.purpose} challenge {self.pk}"
+
+
+class MagicLink(UlidModel):
+    """A single-use sign-in link. Only the SHA-256 of its token is kept."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="magic_links")
+    token_hash = HashedSecretField(unique=True)
+    expires_at = models.DateTimeField(db_index=True)
+    used_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"magic link {self.pk} for {self.user}"
+
+
+class Invitation(UlidModel):
+    """An admin's invitation: single use, seven days, creates the user with ``role`` when accepted."""
+
+    email = models.EmailField()
+    role = models.PositiveSmallIntegerField(choices=Role.choices)
+    token_hash = HashedSecretField(unique=True)
+    invited_by = models.ForeignKey(
+        User, on_delete=models.SET_NULL, null=True, blank=True, related_name="invitations_sent"
+    )
+    expires_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_user = models.ForeignKey(
+        User, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"invitation of {self.email} as {self.role}"
+
+
+class InstanceSetup(models.Model):
+    """One row, written in the transaction that creates the first admin through the setup page: its primary key
+    makes two concurrent setups conflict, so only one first admin can ever be created that way."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
+    admin = models.ForeignKey(User, on_delete=models.SET_NULL, null=True, related_name="+")
+    completed_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"setup completed at {self.completed_at}"
+
+
+# --- OAuth 2.1 (django-oauth-toolkit) -------------------------------------------------------------------------------
+
+
+class OAuthClient(models.Model):
+    """What the toolkit's Application lacks: the scopes a client may ask for and its grant types (several)."""
+
+    application = models.OneToOneField(
+        oauth2_settings.APPLICATION_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="cms_client",
+    )
+    scopes = models.JSONField(default=list)
+    grant_types = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return str(self.application)
+
+
+class OAuthGrant(AbstractGrant):
+    """The toolkit's authorization code, stored hashed, kept after use so a replay can be recognised and the tokens
+    it issued revoked (RFC 6749 §4.1.2, RFC 9700 §4.5.3)."""
+
+    code = HashedSecretField(unique=True)
+    used_at = models.DateTimeField(null=True, blank=True)
+    replayed_at = models.DateTimeField(null=True, blank=True)
+    # The refresh-token family the code was exchanged for; revoked when the code is presented again.
+    token_family = models.UUIDField(null=True, blank=True)
+
+    class Meta(AbstractGrant.Meta):
+        pass
+
+
+class OAuthDeviceGrant(AbstractDeviceGrant):
+    """The toolkit's device grant (RFC 8628) with the device code stored hashed, the resource it asked for, when
+    it last polled (for ``slow_down``) and when it was exchanged (single use)."""
+
+    device_code = HashedSecretField()
+    user_code = models.CharField(max_length=100, db_index=True)
+    resource = models.JSONField(default=list, blank=True)
+    last_polled_at = models.DateTimeField(null=True, blank=True)
+    consumed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta(AbstractDeviceGrant.Meta):
+        pass
+
+
+class OAuthTokenFamily(models.Model):
+    """A chain of rotated refresh tokens, from the grant that started it: its absolute end of life."""
+
+    family = models.UUIDField(primary_key=True)
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    application = models.ForeignKey(
+        oauth2_settings.APPLICATION_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"token family {self.family}"

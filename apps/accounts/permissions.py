@@ -55,6 +55,10 @@ RULES: dict[str, Rule] = {
     "public": Rule(scope=None, public=True),
     "signed_in": Rule(scope=None),
     "tokens.manage": Rule("admin", Role.ADMIN),
+    # One's own passkeys: any role, but a token needs the `admin` scope, so a leaked content token cannot
+    # remove or add sign-in credentials (browser sessions have every scope).
+    "account.manage": Rule("admin", Role.SUBSCRIBER),
+    "users.invite": Rule("admin", Role.ADMIN),
 }
 
 FAIL_CLOSED = Rule("admin", Role.ADMIN)
@@ -89,6 +93,13 @@ class Actor:
     @classmethod
     def for_session(cls, user: User) -> Actor:
         return cls(user=user, scopes=ALL_SCOPES, via="session")
+
+    @classmethod
+    def for_oauth(cls, token) -> Actor:
+        """An OAuth access token of django-oauth-toolkit: its user and the scopes granted to it."""
+        return cls(
+            user=token.user, scopes=frozenset(token.scope.split()), via="oauth", token_id=str(token.pk)
+        )
 
     @property
     def user_id(self) -> str | None:

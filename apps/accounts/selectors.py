@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apps.accounts.models import ApiToken, User, normalize_email
+from apps.accounts.models import ApiToken, Passkey, Role, User, normalize_email
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, SortKey, keyset_page
 
@@ -32,3 +32,15 @@ def api_token_list(
     if not include_revoked:
         tokens = tokens.filter(revoked_at__isnull=True)
     return keyset_page(tokens, keys=TOKEN_ORDER, cursor=cursor, limit=limit, scope="tokens")
+
+
+def setup_status() -> dict:
+    """SPEC §4.9 ``/setup/status``: complete once an active admin exists (by the setup page or ``cms_setup``)."""
+    return {
+        "setupComplete": User.objects.filter(role__gte=Role.ADMIN, is_active=True).exists(),
+        "hasUsers": User.objects.exists(),
+    }
+
+
+def passkey_list(*, user: User) -> list[Passkey]:
+    return list(Passkey.objects.filter(user=user).order_by("created_at", "id"))

@@ -36,13 +36,23 @@ def _key(group: str, request) -> str:
     return f"ip:{client_ip(request)}"
 
 
-def enforce(request, group: str) -> None:
-    """Count this request against ``group`` and raise RateLimited when over the limit."""
+def enforce(request, group: str, key: str | None = None) -> None:
+    """Count this request against ``group`` and raise RateLimited when over the limit.
+
+    The counter is per user, else per client address; ``key`` counts per something else instead (an email address
+    asking for sign-in links, say), hashed by django-ratelimit before it reaches the cache.
+    """
     rate = settings.CMS_RATE_LIMITS.get(group)
     if not rate or rate == "off":
         return
     try:
-        usage = get_usage(request, group=f"cms.{group}", key=_key, rate=rate, increment=True)
+        usage = get_usage(
+            request,
+            group=f"cms.{group}",
+            key=_key if key is None else (lambda _group, _request: key),
+            rate=rate,
+            increment=True,
+        )
     except Exception:
         # A broken counter store must not take the API down with it: let the request through, loudly.
         logger.exception("rate limit counter unavailable; allowing request", extra={"group": group})

@@ -34,3 +34,30 @@ def test_admin_creates_a_token_through_the_service_and_shows_it_once():
     messages = [str(message) for message in response.context["messages"]]
     assert any("will not be shown again: ec_pat_" in message for message in messages)
     assert token.scopes == ["content:read"] and len(token.token_hash) == 64
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "accounts/passkey",
+        "accounts/invitation",
+        "accounts/oauthclient",
+        "accounts/oauthgrant",
+        "oauth2_provider/application",
+        "oauth2_provider/accesstoken",
+        "oauth2_provider/refreshtoken",
+    ],
+)
+def test_sign_in_records_are_listed_for_operators(model):
+    from apps.accounts.models import Invitation, Passkey
+
+    admin = make_user(Role.ADMIN)
+    Passkey.objects.create(user=admin, name="Laptop", credential_id="id", public_key=b"k")
+    Invitation.objects.create(
+        email="x@example.com", role=10, token_hash="secret", expires_at="2099-01-01T00:00Z"
+    )
+    client = Client()
+    client.force_login(admin)
+    response = client.get(f"/django-admin/{model}/")
+    assert response.status_code == 200
+    assert b"secret" not in response.content

@@ -75,12 +75,14 @@ class CmsAutoSchema(AutoSchema):
                 (spec.status, media): enveloped(body) if media == "application/json" else body
                 for media, body in spec.response.items()
             }
-        elif isinstance(spec.response, OpenApiResponse) or not spec.envelope:
-            responses = {spec.status: spec.response}
-        elif spec.response is None:
-            responses = {spec.status: OpenApiResponse(description="No content.")}
         else:
-            responses = {spec.status: enveloped(spec.response)}
+            if isinstance(spec.response, OpenApiResponse) or not spec.envelope:
+                success = spec.response
+            elif spec.response is None:
+                success = OpenApiResponse(description="No content.")
+            else:
+                success = enveloped(spec.response)
+            responses = {(spec.status, spec.media_type) if spec.media_type else spec.status: success}
         # 400 always: every endpoint refuses query parameters (and body keys) it does not declare.
         codes = {400, *spec.errors}
         if not self._is_public():
@@ -89,10 +91,14 @@ class CmsAutoSchema(AutoSchema):
             codes.add(404)
         if spec.ratelimit:
             codes.add(429)
-        for code in sorted(codes):
+        # Protocol endpoints document their own error bodies: keyed by status they replace the envelope, keyed by
+        # (status, media type) they add a representation (an HTML error page beside the JSON envelope).
+        protocol_errors = dict(spec.error_bodies or {})
+        for code in sorted(codes - set(protocol_errors)):
             responses[code] = OpenApiResponse(
                 response=ErrorEnvelopeSerializer, description=ERROR_DESCRIPTIONS[code]
             )
+        responses.update(protocol_errors)
         return responses
 
     def get_auth(self):

@@ -45,6 +45,15 @@ class Endpoint:
     summary: str | None = None
     # Extra documented error statuses beyond the ones every endpoint can give.
     errors: tuple[int, ...] = ()
+    # The media type of the success answer when it is not JSON (e.g. "text/html" for a page).
+    media_type: str | None = None
+    # False where a protocol library parses the body itself and answers in its own error format (OAuth, RFC 6749
+    # §3.2 and §5.2: unknown parameters are ignored, errors are `{error, error_description}`): ``body`` then only
+    # documents the request.
+    validate_body: bool = True
+    # Error answers that are not our envelope (protocol endpoints, see validate_body, or HTML pages): keyed by
+    # status to replace the envelope, by (status, media type) to document another representation beside it.
+    error_bodies: Mapping[Any, Any] | None = None
 
 
 def endpoint(operation: str, **options: Any) -> Callable:
@@ -109,7 +118,7 @@ class CmsViewMixin:
         return validated(spec.query, params, what="query parameter")
 
     def validate_body(self, spec: Endpoint | None, request: Request) -> dict[str, Any]:
-        if request.method not in BODY_METHODS or spec is None or spec.body is None:
+        if request.method not in BODY_METHODS or spec is None or spec.body is None or not spec.validate_body:
             return {}
         data = request.data
         if not isinstance(data, Mapping):

@@ -1,0 +1,197 @@
+"""Magic links over HTTP: asking (no enumeration), the page the link opens, using it once, limits."""
+
+from __future__ import annotations
+
+import re
+import threading
+from datetime import timedelta
+
+import pytest
+from django.core import mail as django_mail
+from django.core.mail.backends.locmem import EmailBackend
+from django.test import Client, override_settings
+
+from apps.accounts import mail
+from apps.accounts.models import MagicLink, Role
+from apps.core.timefmt import now
+from tests.conftest import ApiClient
+from tests.factories import make_user
+
+SEND = "/_cms/api/auth/magic-link/send"
+VERIFY = "/_cms/api/auth/magic-link/verify"
+ANSWER = {
+    "success": True,
+    "data": {
+        "message": "If an account exists for that address, a sign-in link is on its way. It works once, for 10 minutes."
+    },
+}
+
+
+@pytest.fixture
+def member():
+    return make_user(Role.CONTRIBUTOR, email="member@example.com", name="Mem Ber")
+
+
+def link_token(message) -> str:
+    return re.search(r"\?token=([A-Za-z0-9_-]+)", message.body).group(1)
+
+
+def request_link(api, delivered, email="member@example.com") -> str:
+    with delivered() as outbox:
+        assert api.post(SEND, {"email": email}, format="json").status_code == 200
+    return link_token(outbox[-1])
+
+
+def test_asking_for_a_link_mails_one_to_a_known_address(api, member, delivered):
+    with delivered() as outbox:
+        response = api.post(SEND, {"email": "Member@Example.com"}, format="json")
+    assert response.status_code == 200
+    assert response.json() == ANSWER
+    assert len(outbox) == 1
+    message = outbox[0]
+    assert message.to == ["member@example.com"] and message.subject == "Sign in to CMS"
+    token = link_token(message)
+    assert f"http://localhost:8000{VERIFY}?token={token}" in message.body
+    assert "works once, for 10 minutes" in message.body
+    stored = MagicLink.objects.get()
+    assert stored.token_hash != token and len(stored.token_hash) == 64
+    assert timedelta(minutes=9, seconds=55) < stored.expires_at - stored.created_at <= timedelta(minutes=10)
+
+
+def test_the_answer_is_the_same_for_unknown_and_disabled_addresses(api, member, delivered):
+    disabled = make_user(Role.EDITOR, email="gone@example.com")
+    disabled.is_active = False
+    disabled.save()
+    for email in ("nobody@example.com", disabled.email):
+        with delivered() as outbox:
+            response = api.post(SEND, {"email": email}, format="json")
+        assert response.status_code == 200
+        assert response.json() == ANSWER
+        assert outbox == []
+    assert not MagicLink.objects.exists()
+
+
+class SlowBackend(EmailBackend):
+    """A mail server that does not answer until the test says so."""
+
+    release = threading.Event()
+    entered = threading.Event()
+
+    def send_messages(self, messages):
+        self.entered.set()
+        assert self.release.wait(10)
+        return super().send_messages(messages)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_answer_does_not_wait_for_the_mail_server(member):
+    # The request returns while delivery is still blocked, so its timing cannot reveal whether a mail was sent.
+    SlowBackend.release.clear()
+    SlowBackend.entered.clear()
+    with override_settings(EMAIL_BACKEND="tests.accounts.test_magic_links.SlowBackend"):
+        response = ApiClient().post(SEND, {"email": member.email}, format="json")
+        assert response.status_code == 200
+        assert SlowBackend.entered.wait(10)
+        assert django_mail.outbox == []
+        SlowBackend.release.set()
+        mail.wait()
+    assert len(django_mail.outbox) == 1
+
+
+def test_opening_the_link_shows_a_page_and_uses_nothing(api, member, delivered):
+    token = request_link(api, delivered)
+    for _ in range(2):  # mail scanners fetch links; that must neither use nor burn them
+        page = api.get(VERIFY, {"token": token})
+        assert page.status_code == 200
+        assert page["Content-Type"] == "text/html; charset=utf-8"
+        html = page.content.decode()
+        assert "Sign in as <strong>member@example.com</strong>" in html
+        assert f'name="token" value="{token}"' in html
+        assert f'<form method="post" action="{VERIFY}">' in html
+    assert MagicLink.objects.get().used_at is None
+
+
+def test_the_sign_in_button_uses_the_link_once(member, delivered):
+    token = request_link(ApiClient(), delivered)
+    browser = Client(enforce_csrf_checks=True)
+    page = browser.get(VERIFY, {"token": token})
+    csrf = page.cookies["csrftoken"].value
+    response = browser.post(VERIFY, {"token": token, "csrfmiddlewaretoken": csrf})
+    assert response.status_code == 303
+    assert response["Location"] == "/_cms/admin/account"
+    assert browser.get("/_cms/api/auth/me").json()["data"]["user"]["email"] == member.email
+    again = Client().post(VERIFY, {"token": token})
+    assert again.status_code == 400
+    assert "This sign-in link has already been used." in again.content.decode()
+
+
+def test_using_the_link_needs_the_csrf_token(member, delivered):
+    token = request_link(ApiClient(), delivered)
+    response = Client(enforce_csrf_checks=True).post(VERIFY, {"token": token})
+    assert response.status_code == 403
+    assert MagicLink.objects.get().used_at is None
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("expire", "This sign-in link has expired (links last 10 minutes). Ask for a new one."),
+        ("disable", "The account this link belongs to is disabled."),
+        ("garble", "This sign-in link is not valid. Check that you copied all of it, or ask for a new one."),
+    ],
+)
+def test_unusable_links_get_a_clear_page(api, member, delivered, change, message):
+    token = request_link(api, delivered)
+    if change == "expire":
+        MagicLink.objects.update(expires_at=now() - timedelta(seconds=1))
+    elif change == "disable":
+        member.is_active = False
+        member.save()
+    else:
+        token = token[:-2]
+    for response in (api.get(VERIFY, {"token": token}), Client().post(VERIFY, {"token": token})):
+        assert response.status_code == 400
+        assert message in response.content.decode()
+        assert b"Traceback" not in response.content
+    assert MagicLink.objects.get().used_at is None
+
+
+def test_a_link_without_token_is_not_valid(api):
+    response = api.get(VERIFY)
+    assert response.status_code == 400
+    assert "This sign-in link is not valid" in response.content.decode()
+
+
+@override_settings(CMS_RATE_LIMITS={"api": "1200/m", "auth": "100/m", "magic_link_address": "2/15m"})
+def test_links_are_limited_per_address(api, member, delivered):
+    for _ in range(2):
+        assert api.post(SEND, {"email": member.email}, format="json").status_code == 200
+    limited = api.post(SEND, {"email": "MEMBER@example.com"}, format="json")
+    assert limited.status_code == 429
+    assert int(limited["Retry-After"]) >= 1
+    # The limit is the address's: another address from the same client goes through, known or not.
+    assert api.post(SEND, {"email": "someone@example.com"}, format="json").status_code == 200
+
+
+@override_settings(CMS_RATE_LIMITS={"api": "1200/m", "auth": "2/m", "magic_link_address": "5/15m"})
+def test_links_are_limited_per_client_address(api):
+    for number in range(2):
+        assert api.post(SEND, {"email": f"a{number}@example.com"}, format="json").status_code == 200
+    limited = api.post(SEND, {"email": "a3@example.com"}, format="json")
+    assert limited.status_code == 429
+    assert limited.json()["error"]["code"] == "RATE_LIMITED"
+
+
+def test_the_login_page_form_works_without_javascript(member, delivered):
+    browser = Client()
+    with delivered() as outbox:
+        response = browser.post("/_cms/admin/login/link", {"email": member.email})
+    assert response.status_code == 200
+    assert (
+        "If an account exists for member@example.com, a sign-in link is on its way."
+        in response.content.decode()
+    )
+    assert len(outbox) == 1
+    invalid = browser.post("/_cms/admin/login/link", {"email": "not an address"})
+    assert invalid.status_code == 400
+    assert "Enter a valid email address." in invalid.content.decode()
