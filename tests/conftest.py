@@ -45,6 +45,15 @@ def _fresh_rate_limits():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def media_root(tmp_path, settings):
+    """Each test stores uploads in its own empty directory, never in var/media."""
+    root = tmp_path / "media"
+    root.mkdir()
+    settings.MEDIA_ROOT = str(root)
+    return root
+
+
 @pytest.fixture
 def api() -> ApiClient:
     return ApiClient()
