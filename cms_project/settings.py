@@ -96,6 +96,7 @@ INSTALLED_APPS = [
     "apps.media",
     "apps.schema",
     "apps.content",
+    "apps.taxonomy",
 ]
 
 MIDDLEWARE = [

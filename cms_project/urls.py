@@ -15,6 +15,7 @@ api_patterns = [
     path("", include("apps.media.api.urls")),
     path("", include("apps.schema.api.urls")),
     path("", include("apps.content.api.urls")),
+    path("", include("apps.taxonomy.api.urls")),
 ]
 
 urlpatterns = [
