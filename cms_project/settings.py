@@ -97,6 +97,7 @@ INSTALLED_APPS = [
     "apps.schema",
     "apps.content",
     "apps.taxonomy",
+    "apps.menus",
 ]
 
 MIDDLEWARE = [
@@ -230,6 +231,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "EntryStatusEnum": "apps.content.models.Status",
         "WritableStatusEnum": [("draft", "draft"), ("published", "published")],
+        "MenuItemTypeEnum": [("custom", "custom"), ("content", "content"), ("taxonomy", "taxonomy")],
     },
 }
 

@@ -16,6 +16,7 @@ api_patterns = [
     path("", include("apps.schema.api.urls")),
     path("", include("apps.content.api.urls")),
     path("", include("apps.taxonomy.api.urls")),
+    path("", include("apps.menus.api.urls")),
 ]
 
 urlpatterns = [
