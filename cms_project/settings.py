@@ -98,6 +98,7 @@ INSTALLED_APPS = [
     "apps.content",
     "apps.taxonomy",
     "apps.menus",
+    "apps.site",
 ]
 
 MIDDLEWARE = [
@@ -232,6 +233,7 @@ SPECTACULAR_SETTINGS = {
         "EntryStatusEnum": "apps.content.models.Status",
         "WritableStatusEnum": [("draft", "draft"), ("published", "published")],
         "MenuItemTypeEnum": [("custom", "custom"), ("content", "content"), ("taxonomy", "taxonomy")],
+        "SectionSourceEnum": [("user", "user"), ("import", "import")],
     },
 }
 

@@ -17,6 +17,7 @@ api_patterns = [
     path("", include("apps.content.api.urls")),
     path("", include("apps.taxonomy.api.urls")),
     path("", include("apps.menus.api.urls")),
+    path("", include("apps.site.api.urls")),
 ]
 
 urlpatterns = [
