@@ -99,6 +99,7 @@ INSTALLED_APPS = [
     "apps.taxonomy",
     "apps.menus",
     "apps.site",
+    "apps.plugins",
 ]
 
 MIDDLEWARE = [
@@ -319,6 +320,12 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 # Serve admin and API-docs assets straight from the installed packages when collectstatic has not run.
 WHITENOISE_USE_FINDERS = True
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("CMS_MAX_JSON_BYTES", 5 * 1024 * 1024)
+
+# --- Plugins --------------------------------------------------------------------------------------------------------
+
+# Dotted paths of plugin packages (a module with a `plugin` attribute, or a Plugin subclass). Each can be enabled and
+# disabled at run time (/_cms/api/plugins); listing it here installs it.
+CMS_PLUGINS = env_list("CMS_PLUGINS", ["apps.plugins.builtin.callout", "apps.plugins.builtin.audit"])
 
 # --- Locale and time ------------------------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Role
+from apps.plugins import registry
 from tests.factories import make_token, make_user
 from tests.openapi_check import check_response
 
@@ -43,6 +44,14 @@ class ApiClient(APIClient):
 def _fresh_rate_limits():
     # Rate-limit counters live in the cache; each test starts with none.
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_plugin_state():
+    # Enabled flags are cached per process between requests; a test starts from what its database says.
+    registry.invalidate()
+    yield
+    registry.invalidate()
 
 
 @pytest.fixture(autouse=True)

@@ -66,7 +66,7 @@ def test_problems_are_reported_by_path():
         "[1].style": "Unknown style 'h9'; one of normal, h1, h2, h3, h4, h5, h6, blockquote.",
         "[1].children[0].marks": "Unknown mark(s) shout: use a decorator (strong, em, underline, strike-through, "
         "code, sup, sub) or the _key of one of the block's markDefs.",
-        "[2]._type": "Unknown block type 'chart'; known types: block, break, code, embed, htmlBlock, image.",
+        "[2]._type": "Unknown block type 'chart'; known types: block, break, callout, code, embed, htmlBlock, image.",
         "[3]": "Expected a block object with a _type.",
     }
 
@@ -83,13 +83,15 @@ def test_plain_text_covers_spans_alt_caption_and_code():
 
 
 def test_unavailable_types_stop_validating():
+    # Its own type name and the previous availability check restored: the callout plugin registers "callout".
+    previous = portabletext._available
     portabletext.register(
-        portabletext.BlockType("callout", portabletext.object_validator(required={"text": str}))
+        portabletext.BlockType("sidenote", portabletext.object_validator(required={"text": str}))
     )
     try:
-        assert portabletext.normalize([{"_type": "callout", "text": "Hi"}])[1] == {}
-        portabletext.set_availability(lambda block_type: block_type.name != "callout")
-        assert "[0]._type" in portabletext.normalize([{"_type": "callout", "text": "Hi"}])[1]
+        assert portabletext.normalize([{"_type": "sidenote", "text": "Hi"}])[1] == {}
+        portabletext.set_availability(lambda block_type: block_type.name != "sidenote")
+        assert "[0]._type" in portabletext.normalize([{"_type": "sidenote", "text": "Hi"}])[1]
     finally:
-        portabletext.set_availability(lambda block_type: True)
-        portabletext._TYPES.pop("callout")
+        portabletext.set_availability(previous)
+        portabletext.unregister("sidenote")
