@@ -23,13 +23,13 @@ class MediaForm(ServiceForm):
         fields = ("alt", "caption")
 
     def clean(self):
-        if not self.instance.pk and not self.files.get("upload"):
+        if self.instance._state.adding and not self.files.get("upload"):
             raise forms.ValidationError("Choose a file to upload.")
         return super().clean()
 
     def perform(self, data):
         actor = Actor.for_session(self.request.user)
-        if self.instance.pk:
+        if not self.instance._state.adding:
             return services.media_update(
                 actor=actor, item=self.instance, changes={"alt": data["alt"], "caption": data["caption"]}
             )

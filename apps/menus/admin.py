@@ -44,7 +44,7 @@ class MenuForm(ServiceForm):
 
     def perform(self, data):
         actor = Actor.for_session(self.request.user)
-        if self.instance.pk:
+        if not self.instance._state.adding:
             return services.menu_update(actor=actor, menu=self.instance, label=data["label"])
         return services.menu_create(actor=actor, name=data["name"], label=data["label"])
 
@@ -97,7 +97,7 @@ class MenuItemForm(ServiceForm):
             for name in ("type", "label", "url", "reference_collection", "reference_id", "sort_order")
         }
         values["parent_id"] = data["parent"].pk if data.get("parent") else None
-        if self.instance.pk:
+        if not self.instance._state.adding:
             return services.menu_item_update(actor=actor, item=self.instance, changes=values)
         return services.menu_item_create(actor=actor, menu=data["menu"], values=values)
 

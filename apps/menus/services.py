@@ -207,12 +207,12 @@ def menu_reorder(*, actor: Actor, menu: Menu, items: list[dict[str, Any]]) -> Me
     for index, change in enumerate(items):
         item_id, parent_id = change["id"], change.get("parent_id")
         if item_id not in parents:
-            problems[f"items[{index}].id"] = f"No item {item_id} in the menu '{menu.name}'."
+            problems[f"items.{index}.id"] = f"No item {item_id} in the menu '{menu.name}'."
         elif item_id in seen:
-            problems[f"items[{index}].id"] = "Listed twice."
+            problems[f"items.{index}.id"] = "Listed twice."
         seen.add(item_id)
         if parent_id is not None and parent_id not in parents:
-            problems[f"items[{index}].parentId"] = f"No item {parent_id} in the menu '{menu.name}'."
+            problems[f"items.{index}.parentId"] = f"No item {parent_id} in the menu '{menu.name}'."
     if problems:
         raise ValidationError(details=problems)
     proposed = {**parents, **{change["id"]: change.get("parent_id") for change in items}}

@@ -23,7 +23,7 @@ class WidgetAreaForm(ServiceForm):
         fields = ("name", "label", "description")
 
     def perform(self, data):
-        if self.instance.pk:
+        if not self.instance._state.adding:
             changes = {"label": data["label"], "description": data.get("description", "")}
             return services.widget_area_update(actor=_actor(self), area=self.instance, changes=changes)
         return services.widget_area_create(
@@ -72,7 +72,7 @@ class WidgetForm(ServiceForm):
 
     def perform(self, data):
         content = data.get("content") or []
-        if self.instance.pk:
+        if not self.instance._state.adding:
             changes = {"type": data["type"], "title": data.get("title", ""), "content": content}
             return services.widget_update(actor=_actor(self), widget=self.instance, changes=changes)
         return services.widget_create(
@@ -119,7 +119,7 @@ class SectionForm(ServiceForm):
             "content": data.get("content") or [],
             "source": data["source"],
         }
-        if self.instance.pk:
+        if not self.instance._state.adding:
             if data.get("slug"):
                 values["slug"] = data["slug"]
             return services.section_update(actor=_actor(self), section=self.instance, changes=values)

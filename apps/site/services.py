@@ -130,9 +130,9 @@ def widgets_reorder(*, actor: Actor, area: WidgetArea, widget_ids: list[str]) ->
     seen: set[str] = set()
     for index, widget_id in enumerate(widget_ids):
         if widget_id not in by_id:
-            problems[f"widgetIds[{index}]"] = f"No widget {widget_id} in the area '{area.name}'."
+            problems[f"widgetIds.{index}"] = f"No widget {widget_id} in the area '{area.name}'."
         elif widget_id in seen:
-            problems[f"widgetIds[{index}]"] = "Listed twice."
+            problems[f"widgetIds.{index}"] = "Listed twice."
         seen.add(widget_id)
     if problems:
         raise ValidationError(details=problems)

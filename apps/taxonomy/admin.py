@@ -24,7 +24,7 @@ class TaxonomyForm(ServiceForm):
     def perform(self, data):
         actor = Actor.for_session(self.request.user)
         slugs = [collection.slug for collection in data.get("collections") or []]
-        if self.instance.pk:
+        if not self.instance._state.adding:
             return services.taxonomy_update(
                 actor=actor,
                 taxonomy=self.instance,
@@ -80,7 +80,7 @@ class TermForm(ServiceForm):
     def perform(self, data):
         actor = Actor.for_session(self.request.user)
         parent = data.get("parent")
-        if self.instance.pk:
+        if not self.instance._state.adding:
             changes = {
                 "label": data["label"],
                 "parent_id": parent.pk if parent else None,

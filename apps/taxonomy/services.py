@@ -255,9 +255,9 @@ def entry_terms_set(*, actor: Actor, entry: Entry, taxonomy: Taxonomy, term_ids:
     for index, term_id in enumerate(term_ids):
         term = found.get(term_id)
         if term is None:
-            problems[f"termIds[{index}]"] = f"No term {term_id}."
+            problems[f"termIds.{index}"] = f"No term {term_id}."
         elif term.taxonomy_id != taxonomy.pk:
-            problems[f"termIds[{index}]"] = (
+            problems[f"termIds.{index}"] = (
                 f"Term {term_id} belongs to another taxonomy, not '{taxonomy.name}'."
             )
     if problems:

@@ -33,7 +33,7 @@ class DeepObjectField(serializers.DictField):
     be known in advance while everything else stays refused. A repeated parameter keeps its values in a list."""
 
     def __init__(self, **kwargs):
-        kwargs.setdefault("child", serializers.CharField(max_length=500))
+        kwargs.setdefault("child", serializers.CharField(max_length=500, allow_blank=True))
         super().__init__(**kwargs)
 
     def to_internal_value(self, data):

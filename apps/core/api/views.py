@@ -25,7 +25,7 @@ from rest_framework.viewsets import ViewSet
 from apps.core import ratelimit
 from apps.core.api.renderers import JSONRenderer
 from apps.core.api.serializers import DeepObjectField
-from apps.core.errors import ValidationError
+from apps.core.errors import UnsupportedMediaType, ValidationError
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
@@ -123,8 +123,8 @@ class CmsViewMixin:
             # The parsers already refused media types the view does not take (415).
             serializer_class = serializer_class.get(request.content_type.split(";")[0].strip().lower())
             if serializer_class is None:
-                raise ValidationError(
-                    details={"body": f"Send one of: {', '.join(spec.body)} (Content-Type header)."}
+                raise UnsupportedMediaType(
+                    f"Unsupported Content-Type '{request.content_type}'; send one of: {', '.join(spec.body)}."
                 )
         data = request.data
         if not isinstance(data, Mapping):
