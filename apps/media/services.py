@@ -68,7 +68,7 @@ def _duplicate_of(analysis: Analysis, stream: IO[bytes]) -> MediaItem | None:
             with backend.open(candidate.storage_key, "rb") as stored:
                 if same_bytes(stored, stream):
                     return candidate
-        except (FileNotFoundError, OSError):
+        except OSError:
             # The record's file is gone: it cannot stand in for this upload.
             logger.warning(
                 "media file missing", extra={"media_id": candidate.pk, "key": candidate.storage_key}
@@ -121,7 +121,7 @@ def media_upload(
         storage.media_storage().delete(key)
         raise
     # Called inside a caller's larger transaction that later rolls back, the file stays behind unreferenced (Django
-    # has no rollback hook); the REST view and the importer call this as the outermost transaction.
+    # has no rollback hook): callers make this the outermost transaction, as the REST view and the admin do.
     return item, False
 
 
