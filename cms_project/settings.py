@@ -96,8 +96,13 @@ INSTALLED_APPS = [
     "oauth2_provider",
     "apps.core",
     "apps.accounts",
+    "apps.media",
     "apps.schema",
     "apps.content",
+    "apps.taxonomy",
+    "apps.menus",
+    "apps.site",
+    "apps.plugins",
 ]
 
 MIDDLEWARE = [
@@ -331,6 +336,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "EntryStatusEnum": "apps.content.models.Status",
         "WritableStatusEnum": [("draft", "draft"), ("published", "published")],
+        "MenuItemTypeEnum": [("custom", "custom"), ("content", "content"), ("taxonomy", "taxonomy")],
+        "SectionSourceEnum": [("user", "user"), ("import", "import")],
     },
 }
 
@@ -382,12 +389,53 @@ SILENCED_SYSTEM_CHECKS = [
 # --- Files ----------------------------------------------------------------------------------------------------------
 
 MEDIA_ROOT = Path(env("MEDIA_ROOT", str(VAR_DIR / "media")))
+# Media bytes go through Django's storage API: local disk under MEDIA_ROOT by default, S3-compatible object storage
+# (AWS, MinIO, R2, …) with CMS_MEDIA_STORAGE=s3. Credentials may also come from boto3's own AWS_* variables.
+CMS_MEDIA_STORAGE = env("CMS_MEDIA_STORAGE", "local")
+if CMS_MEDIA_STORAGE == "s3":
+    _media_storage = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": env("CMS_S3_BUCKET"),
+            "endpoint_url": env("CMS_S3_ENDPOINT_URL"),
+            "region_name": env("CMS_S3_REGION"),
+            "access_key": env("CMS_S3_ACCESS_KEY_ID"),
+            "secret_key": env("CMS_S3_SECRET_ACCESS_KEY"),
+            "location": env("CMS_S3_PREFIX", ""),
+            "custom_domain": env("CMS_S3_CUSTOM_DOMAIN"),
+            # Public URLs by default (a CDN or a public bucket); signed, expiring URLs for private buckets.
+            "querystring_auth": env_bool("CMS_S3_SIGNED_URLS"),
+            # Keys are unique per upload; never overwrite an object that another record may name.
+            "file_overwrite": False,
+            "object_parameters": {"CacheControl": "public, max-age=31536000, immutable"},
+        },
+    }
+elif CMS_MEDIA_STORAGE == "local":
+    # No location: FileSystemStorage follows MEDIA_ROOT, also when tests override it.
+    _media_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+else:
+    raise ValueError(f"CMS_MEDIA_STORAGE must be 'local' or 's3', not {CMS_MEDIA_STORAGE!r}")
+STORAGES = {
+    "default": _media_storage,
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Largest uploaded file (413 above it), and the file types accepted, detected from the bytes (fnmatch patterns).
+CMS_MAX_UPLOAD_BYTES = env_int("CMS_MAX_UPLOAD_BYTES", 50 * 1024 * 1024)
+CMS_MEDIA_ALLOWED_TYPES = env_list(
+    "CMS_MEDIA_ALLOWED_TYPES", ["image/*", "video/*", "audio/*", "application/pdf"]
+)
 STATIC_URL = "/static/"
 STATIC_ROOT = Path(env("STATIC_ROOT", str(VAR_DIR / "static")))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 # Serve admin and API-docs assets straight from the installed packages when collectstatic has not run.
 WHITENOISE_USE_FINDERS = True
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("CMS_MAX_JSON_BYTES", 5 * 1024 * 1024)
+
+# --- Plugins --------------------------------------------------------------------------------------------------------
+
+# Dotted paths of plugin packages (a module with a `plugin` attribute, or a Plugin subclass). Each can be enabled and
+# disabled at run time (/_cms/api/plugins); listing it here installs it.
+CMS_PLUGINS = env_list("CMS_PLUGINS", ["apps.plugins.builtin.callout", "apps.plugins.builtin.audit"])
 
 # --- Locale and time ------------------------------------------------------------------------------------------------
 

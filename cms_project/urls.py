@@ -18,8 +18,13 @@ api_patterns = [
     path("openapi.json", OpenApiView.as_view(), name="openapi"),
     path("docs", SpectacularSwaggerView.as_view(url_name="openapi"), name="api-docs"),
     path("", include("apps.accounts.api.urls")),
+    path("", include("apps.media.api.urls")),
     path("", include("apps.schema.api.urls")),
     path("", include("apps.content.api.urls")),
+    path("", include("apps.taxonomy.api.urls")),
+    path("", include("apps.menus.api.urls")),
+    path("", include("apps.site.api.urls")),
+    path("", include("apps.plugins.api.urls")),
 ]
 
 

@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from apps.accounts import mail
 from apps.accounts.models import Role
+from apps.plugins import registry
 from tests.factories import make_token, make_user
 from tests.openapi_check import check_response
 
@@ -46,6 +47,23 @@ class ApiClient(APIClient):
 def _fresh_rate_limits():
     # Rate-limit counters live in the cache; each test starts with none.
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_plugin_state():
+    # Enabled flags are cached per process between requests; a test starts from what its database says.
+    registry.invalidate()
+    yield
+    registry.invalidate()
+
+
+@pytest.fixture(autouse=True)
+def media_root(tmp_path, settings):
+    """Each test stores uploads in its own empty directory, never in var/media."""
+    root = tmp_path / "media"
+    root.mkdir()
+    settings.MEDIA_ROOT = str(root)
+    return root
 
 
 @pytest.fixture

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.db.models import Q
+
 from apps.accounts.models import ApiToken, Passkey, Role, User, normalize_email
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, SortKey, keyset_page
@@ -44,3 +46,20 @@ def setup_status() -> dict:
 
 def passkey_list(*, user: User) -> list[Passkey]:
     return list(Passkey.objects.filter(user=user).order_by("created_at", "id"))
+
+
+USER_ORDER = (SortKey("email"), SortKey("id"))
+
+
+def user_list(
+    *, role: int | None = None, search: str | None = None, cursor: str | None = None, limit: int = 50
+) -> Page[User]:
+    """Users by email; ``role`` keeps one role, ``search`` matches words of the email or the name."""
+    users = User.objects.all()
+    if role is not None:
+        users = users.filter(role=role)
+    if search:
+        for word in search.split():
+            users = users.filter(Q(email__icontains=word) | Q(name__icontains=word))
+    scope = f"users:{role if role is not None else ''}:{search or ''}"
+    return keyset_page(users, keys=USER_ORDER, cursor=cursor, limit=limit, scope=scope)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.conf import settings
-from django.db.models import QuerySet, TextField
+from django.db.models import Q, QuerySet, TextField
 from django.db.models.functions import Cast
 
 from apps.accounts.permissions import Actor, can
@@ -117,6 +117,7 @@ def entry_list(
     *,
     collection: Collection,
     actor: Actor | None,
+    where: Q | None = None,
     status: str | None = None,
     order_by: str = "createdAt",
     order: str = "desc",
@@ -124,9 +125,12 @@ def entry_list(
     cursor: str | None = None,
     limit: int = 50,
 ) -> Page[Entry]:
-    """One page of the collection's live (not trashed) entries. ``collection`` must have its fields loaded."""
+    """One page of the collection's live (not trashed) entries. ``collection`` must have its fields loaded. ``where``
+    narrows the entries further (higher apps' filters, such as terms, built by their selectors)."""
     drafts = can_read_drafts(actor)
     entries = Entry.objects.filter(collection=collection, deleted_at__isnull=True)
+    if where is not None:
+        entries = entries.filter(where)
     if not drafts:
         if status not in (None, Status.PUBLISHED):
             raise Forbidden(

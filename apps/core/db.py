@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+import xxhash
 from django.db import connection
 from django.db.models import Expression, FloatField, TextField
 
@@ -157,3 +158,17 @@ class IndexBackend:
 
 def index_backend() -> IndexBackend:
     return IndexBackend(connection.vendor)
+
+
+def transaction_lock(name: str) -> None:
+    """Serialise, until the end of the current transaction, every writer that takes the lock of the same ``name``.
+
+    For check-then-insert sequences that no unique constraint can guard (media deduplication by content hash).
+    PostgreSQL: a transaction-scoped advisory lock on a 64-bit hash of the name. SQLite: nothing to do, since every
+    write transaction already holds the database's write lock from its first statement (BEGIN IMMEDIATE)."""
+    if connection.vendor != "postgresql":
+        return
+    digest = xxhash.xxh64_intdigest(name.encode())
+    signed = digest - (1 << 64) if digest >= (1 << 63) else digest
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [signed])

@@ -29,3 +29,12 @@ collection_search_changed = Signal()
 entry_changed = Signal()
 # entry: Entry (still readable, about to be deleted), actor
 entry_deleting = Signal()
+
+# Media (apps/media) -------------------------------------------------------------------------------------------------
+# media: MediaItem (after the write; still readable on "delete"), action: "upload" | "create" | "update" | "delete",
+# deduplicated: bool (an upload answered with an existing item: nothing was written), actor
+media_changed = Signal()
+
+# Taxonomies (apps/taxonomy) -----------------------------------------------------------------------------------------
+# entry: Entry, taxonomy: Taxonomy, term_ids: list[str] (the entry's terms in that taxonomy after the change), actor
+entry_terms_changed = Signal()

@@ -59,10 +59,20 @@ def register(block_type: BlockType) -> None:
     _TYPES[block_type.name] = block_type
 
 
+def unregister(name: str) -> None:
+    """Remove a registered type (the plugin registry reloading its plugins)."""
+    _TYPES.pop(name, None)
+
+
 def set_availability(check: Callable[[BlockType], bool]) -> None:
     """The plugins app decides, per request, which contributed types are active."""
     global _available
     _available = check
+
+
+def registered_types() -> dict[str, BlockType]:
+    """Every registered type, available or not."""
+    return dict(_TYPES)
 
 
 def available_types() -> dict[str, BlockType]:

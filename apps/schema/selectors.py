@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from django.db import connection
 from django.db.models import Prefetch
 
@@ -43,6 +46,9 @@ def field_get(*, collection: Collection, slug: str) -> Field:
 
 _cache: dict[str, Collection] = {}
 _cache_token: str | None = None
+# Values other apps derive from the schema (which taxonomies apply to a collection), dropped with the collections.
+_derived: dict[str, Any] = {}
+T = TypeVar("T")
 
 
 def _current_token() -> str | None:
@@ -62,6 +68,7 @@ def collection_for_read(*, slug: str | None = None, collection_id: str | None = 
     token = _current_token()
     if token != _cache_token:
         _cache.clear()
+        _derived.clear()
         _cache_token = token
     key = f"slug:{slug}" if slug is not None else f"id:{collection_id}"
     collection = _cache.get(key)
@@ -76,3 +83,14 @@ def collection_for_read(*, slug: str | None = None, collection_id: str | None = 
         _cache[f"slug:{collection.slug}"] = collection
         _cache[f"id:{collection.pk}"] = collection
     return collection
+
+
+def schema_cached(key: str, load: Callable[[], T]) -> T:
+    """A value derived from the schema and what other apps attach to it, cached beside the collections.
+
+    It is as current as the version token checked by the last ``collection_for_read`` of this process, so call that
+    first in the same request (read paths do, to find the collection). Writers that change such values call
+    ``apps.schema.services.schema_changed()`` in their transaction. Writes should query directly instead."""
+    if key not in _derived:
+        _derived[key] = load()
+    return _derived[key]

@@ -45,6 +45,11 @@ def _schema_changed() -> None:
         SchemaVersion.objects.create(pk=1, token=new_id())
 
 
+def schema_changed() -> None:
+    """For other apps whose data is cached with the schema (``selectors.schema_cached``): call inside the write."""
+    _schema_changed()
+
+
 def _slug_problem(slug: Any) -> str | None:
     if not isinstance(slug, str) or not SLUG_RE.match(slug):
         return SLUG_HINT

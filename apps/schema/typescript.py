@@ -47,6 +47,13 @@ export interface CmsFile {
   size?: number;
 }
 
+export interface CmsTermRef {
+  id: string;
+  slug: string;
+  label: string;
+  parentId: string | null;
+}
+
 export interface CmsEntry {
   id: string;
   type: string;
@@ -62,6 +69,8 @@ export interface CmsEntry {
   scheduledAt: string | null;
   deletedAt: string | null;
   version: number;
+  /** The entry's terms by taxonomy name; present when taxonomies apply to the collection. */
+  terms?: Record<string, CmsTermRef[]>;
 }
 """
 
@@ -71,6 +80,7 @@ RESERVED_NAMES = {
     "CmsImage",
     "CmsFile",
     "CmsEntry",
+    "CmsTermRef",
     "Array",
     "Object",
 }

@@ -66,8 +66,8 @@ def test_problems_are_reported_by_path():
         "[1].style": "Unknown style 'h9'; one of normal, h1, h2, h3, h4, h5, h6, blockquote.",
         "[1].children[0].marks": "Unknown mark(s) shout: use a decorator (strong, em, underline, strike-through, "
         "code, sup, sub) or the _key of one of the block's markDefs.",
-        "[2]._type": "Unknown block type 'chart'; known types: block, audio, break, button, code, columns, cover, "
-        "embed, file, gallery, group, htmlBlock, image, mediaText, sectionReference, shortcode, table, video.",
+        "[2]._type": "Unknown block type 'chart'; known types: block, audio, break, button, callout, code, columns, "
+        "cover, embed, file, gallery, group, htmlBlock, image, mediaText, sectionReference, shortcode, table, video.",
         "[3]": "Expected a block object with a _type.",
     }
 
@@ -84,16 +84,18 @@ def test_plain_text_covers_spans_alt_caption_and_code():
 
 
 def test_unavailable_types_stop_validating():
+    # Its own type name and the previous availability check restored: the callout plugin registers "callout".
+    previous = portabletext._available
     portabletext.register(
-        portabletext.BlockType("callout", portabletext.object_validator(required={"text": str}))
+        portabletext.BlockType("sidenote", portabletext.object_validator(required={"text": str}))
     )
     try:
-        assert portabletext.normalize([{"_type": "callout", "text": "Hi"}])[1] == {}
-        portabletext.set_availability(lambda block_type: block_type.name != "callout")
-        assert "[0]._type" in portabletext.normalize([{"_type": "callout", "text": "Hi"}])[1]
+        assert portabletext.normalize([{"_type": "sidenote", "text": "Hi"}])[1] == {}
+        portabletext.set_availability(lambda block_type: block_type.name != "sidenote")
+        assert "[0]._type" in portabletext.normalize([{"_type": "sidenote", "text": "Hi"}])[1]
     finally:
-        portabletext.set_availability(lambda block_type: True)
-        portabletext._TYPES.pop("callout")
+        portabletext.set_availability(previous)
+        portabletext.unregister("sidenote")
 
 
 def text(value):
@@ -178,8 +180,8 @@ def test_structured_types_report_problems_by_path():
         "[0].rows[0]": "Unknown key(s) x in a table row.",
         "[0].rows[0].cells[0].colSpan": "Expected a whole number.",
         "[0].rows[0].cells[0].content[0]._type": "Unknown block type 'chart'; known types: block, audio, break, "
-        "button, code, columns, cover, embed, file, gallery, group, htmlBlock, image, mediaText, sectionReference, "
-        "shortcode, table, video.",
+        "button, callout, code, columns, cover, embed, file, gallery, group, htmlBlock, image, mediaText, "
+        "sectionReference, shortcode, table, video.",
         "[1].columns": "Expected a list of column objects.",
         "[2]": "A section reference needs the section's id (sectionId) or its source reference (ref).",
         "[3].url": "Required in a 'video' block.",

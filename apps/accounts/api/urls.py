@@ -2,6 +2,7 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from apps.accounts.api import auth_views, oauth_views
+from apps.accounts.api.user_views import UserViewSet
 from apps.accounts.api.views import ApiTokenViewSet
 
 router = SimpleRouter(trailing_slash=False)
@@ -47,4 +48,9 @@ urlpatterns = [
     path("oauth/register", oauth_views.RegistrationView.as_view(), name="oauth-register"),
     path("oauth/revoke", oauth_views.RevocationView.as_view(), name="oauth-revoke"),
     *router.urls,
+    *router.urls,
+    path("admin/users", UserViewSet.as_view({"get": "list"})),
+    path("admin/users/<str:pk>", UserViewSet.as_view({"get": "retrieve", "patch": "partial_update"})),
+    path("admin/users/<str:pk>/enable", UserViewSet.as_view({"post": "enable"})),
+    path("admin/users/<str:pk>/disable", UserViewSet.as_view({"post": "disable"})),
 ]

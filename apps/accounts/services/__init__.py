@@ -1,6 +1,7 @@
 """Every write of the accounts app, one module per credential, all re-exported here (``services.passkey_rename``).
 
-- ``tokens``: users, the command-line first admin, personal access tokens (``ec_pat_``)
+- ``tokens``: the command-line first admin, personal access tokens (``ec_pat_``)
+- ``users``: name and role changes, enabling and disabling, with the admin protections
 - ``passkeys``: WebAuthn challenges, registration, sign-in, rename and removal, first-admin setup by passkey
 - ``magic_links``: single-use sign-in links by mail
 - ``invitations``: an admin invites someone with a role; accepting creates the user
@@ -56,6 +57,7 @@ from apps.accounts.services.tokens import (
     api_token_revoke,
     hash_token,
 )
+from apps.accounts.services.users import user_set_active, user_update
 
 __all__ = [
     "CHALLENGE_LIFETIME",
@@ -93,4 +95,6 @@ __all__ = [
     "setup_begin",
     "setup_finish",
     "setup_is_open",
+    "user_set_active",
+    "user_update",
 ]

@@ -1,4 +1,4 @@
-"""Writes for users and personal access tokens, and the first admin created from the command line.
+"""Writes for personal access tokens, and the first admin created from the command line.
 
 A personal access token is ``ec_pat_`` followed by 32 random bytes in base64url (256 bits). Only its SHA-256 digest
 and a short display prefix are stored: a database leak reveals no usable token, and with this much entropy a fast hash

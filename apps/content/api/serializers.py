@@ -1,13 +1,29 @@
-"""Entry shapes on the wire (SPEC §2.1, §4.2, §4.4), their presenters and OpenAPI documentation."""
+"""Entry shapes on the wire (SPEC §2.1, §4.2, §4.4), their presenters and OpenAPI documentation.
+
+Entries are presented a page at a time (``present_entries``) so that what they refer to is loaded once per page, not
+once per entry: the media items named by ``image`` and ``file`` fields (one query) and the entries' terms grouped by
+taxonomy (one query, none when no taxonomy applies to the collection). Stored JSON is spliced into answers unparsed
+unless the collection has image or file fields, whose values must be resolved.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import orjson
 from rest_framework import serializers
 
 from apps.content.models import Byline, Entry, Revision, Status
-from apps.core.api.serializers import cursor_field, limit_field
+from apps.core.api.serializers import DeepObjectField, cursor_field, limit_field
 from apps.core.timefmt import iso
+from apps.media import selectors as media_selectors
+from apps.media.api.serializers import present_file_ref, present_image_ref
+from apps.schema.models import Collection
+from apps.taxonomy import selectors as taxonomy_selectors
+from apps.taxonomy.api.serializers import TermRefOut
+
+MEDIA_FIELD_TYPES = ("image", "file")
 
 # --- input -----------------------------------------------------------------------------------------------------------
 
@@ -29,6 +45,11 @@ class EntryListQuery(serializers.Serializer):
     )
     order = serializers.ChoiceField(choices=["asc", "desc"], required=False, default="desc")
     locale = serializers.CharField(required=False, max_length=16)
+    terms = DeepObjectField(
+        required=False,
+        help_text="Entries with given terms: terms[category]=news,sport keeps entries in news or sport (or a "
+        "descendant of either); several taxonomies must all match.",
+    )
 
 
 class EntryGetQuery(serializers.Serializer):
@@ -125,6 +146,11 @@ class EntryOut(serializers.Serializer):
     scheduledAt = serializers.DateTimeField(allow_null=True)
     deletedAt = serializers.DateTimeField(allow_null=True)
     version = serializers.IntegerField()
+    terms = serializers.DictField(
+        child=serializers.ListField(child=TermRefOut()),
+        required=False,
+        help_text="The entry's terms by taxonomy name; present when taxonomies apply to the collection.",
+    )
 
 
 class EntryWithRevOut(serializers.Serializer):
@@ -183,9 +209,85 @@ def _stored_json(entry: Entry, raw_name: str, field_name: str):
 _MISSING = object()
 
 
-def present_entry(entry: Entry, *, collection_slug: str, drafts: bool) -> dict:
-    live = _stored_json(entry, "live_raw", "live_data")
-    data = _stored_json(entry, "data_raw", "data") if drafts else live
+def _parsed_json(entry: Entry, raw_name: str, field_name: str):
+    raw = getattr(entry, raw_name, _MISSING)
+    if raw is _MISSING:
+        return getattr(entry, field_name)
+    return None if raw is None else orjson.loads(raw)
+
+
+@dataclass
+class EntryExtras:
+    """What a page of entries refers to, loaded in bulk: media items for image/file fields, terms by taxonomy."""
+
+    media_fields: dict[str, str] = field(default_factory=dict)
+    media: dict = field(default_factory=dict)
+    terms: dict[str, dict[str, list[dict]]] | None = None
+    # Parsed data of entries with media fields: (entry id, column) → dict.
+    parsed: dict[tuple[str, str], dict | None] = field(default_factory=dict)
+
+    def values(self, entry: Entry, column: str):
+        """The column's values for the answer: spliced unparsed, or parsed with media references resolved."""
+        raw_name = "data_raw" if column == "data" else "live_raw"
+        if not self.media_fields:
+            return _stored_json(entry, raw_name, column)
+        values = self.parsed.get((entry.pk, column))
+        if not isinstance(values, dict):
+            return values
+        resolved = dict(values)
+        for slug, kind in self.media_fields.items():
+            value = values.get(slug)
+            item = self.media.get(value.get("id")) if isinstance(value, dict) else None
+            if item is not None:
+                resolved[slug] = (
+                    present_image_ref(item, value) if kind == "image" else present_file_ref(item, value)
+                )
+        return resolved
+
+
+def load_extras(entries: Sequence[Entry], *, collection: Collection, drafts: bool) -> EntryExtras:
+    extras = EntryExtras(
+        media_fields={f.slug: f.type for f in collection.fields.all() if f.type in MEDIA_FIELD_TYPES}
+    )
+    if extras.media_fields:
+        wanted: set[str] = set()
+        for entry in entries:
+            for column, raw_name in (("data", "data_raw"), ("live_data", "live_raw")):
+                if column == "data" and not drafts:
+                    continue
+                values = _parsed_json(entry, raw_name, column)
+                extras.parsed[(entry.pk, column)] = values
+                for slug in extras.media_fields:
+                    value = values.get(slug) if isinstance(values, dict) else None
+                    if isinstance(value, dict) and isinstance(value.get("id"), str):
+                        wanted.add(value["id"])
+        extras.media = media_selectors.media_by_ids(wanted)
+    extras.terms = taxonomy_selectors.terms_for_entries(
+        collection=collection, entry_ids=[entry.pk for entry in entries]
+    )
+    return extras
+
+
+def present_entries(entries: Sequence[Entry], *, collection: Collection, drafts: bool) -> list[dict]:
+    """Present a page of entries of ``collection`` with a constant number of queries, whatever the page size."""
+    extras = load_extras(entries, collection=collection, drafts=drafts)
+    return [
+        present_entry(entry, collection_slug=collection.slug, drafts=drafts, extras=extras)
+        for entry in entries
+    ]
+
+
+def present_entry(
+    entry: Entry, *, collection_slug: str, drafts: bool, extras: EntryExtras | None = None
+) -> dict:
+    """One entry; ``extras`` (from ``load_extras``) resolves media references and adds terms. Without it, stored
+    values are shown as they are and terms are left out: use ``present_entries`` for answers."""
+    if extras is None:
+        live = _stored_json(entry, "live_raw", "live_data")
+        data = _stored_json(entry, "data_raw", "data") if drafts else live
+    else:
+        live = extras.values(entry, "live_data")
+        data = extras.values(entry, "data") if drafts else live
     credits = entry.credit_list if hasattr(entry, "credit_list") else entry.credits.select_related("byline")
     item = {
         "id": entry.pk,
@@ -220,6 +322,8 @@ def present_entry(entry: Entry, *, collection_slug: str, drafts: bool) -> dict:
         )
         if differs:
             item["liveData"] = live
+    if extras is not None and extras.terms is not None:
+        item["terms"] = extras.terms.get(entry.pk, {})
     return item
 
 

@@ -29,7 +29,7 @@ from apps.content.api.serializers import (
     ScheduleIn,
     TranslationsOut,
     present_byline,
-    present_entry,
+    present_entries,
     present_revision,
 )
 from apps.content.models import Byline, Entry, Status
@@ -39,19 +39,21 @@ from apps.core.errors import NotFound, ValidationError
 from apps.core.ids import is_ulid
 from apps.core.pagination import SortKey, keyset_page
 from apps.schema import selectors as schema_selectors
+from apps.taxonomy import selectors as taxonomy_selectors
 
 
 class EntryViewSet(CmsViewSet):
     def _collection(self, slug: str):
         return schema_selectors.collection_for_read(slug=slug)
 
-    def _present(self, entry: Entry, collection_slug: str, *, drafts: bool = True) -> dict:
-        return present_entry(entry, collection_slug=collection_slug, drafts=drafts)
+    def _present(self, entry: Entry, collection, *, drafts: bool = True) -> dict:
+        return present_entries([entry], collection=collection, drafts=drafts)[0]
 
     def _written(self, entry: Entry, collection_slug: str, status: int = 200):
-        """The answer to a write: the entry as the service left it (no second read), with its new _rev."""
+        """The answer to a write: the entry as the service left it (no second read), with its new _rev. The services
+        leave the entry's collection (with its fields) on it."""
         selectors.attach_credits([entry])
-        return ok({"item": self._present(entry, collection_slug), "_rev": entry.rev}, status=status)
+        return ok({"item": self._present(entry, entry.collection), "_rev": entry.rev}, status=status)
 
     def _target(self, collection_slug: str, ref: str) -> Entry:
         """The entry a read-for-editing addresses (drafts and trash included)."""
@@ -81,6 +83,7 @@ class EntryViewSet(CmsViewSet):
         page = selectors.entry_list(
             collection=target,
             actor=actor,
+            where=taxonomy_selectors.entry_filter(collection=target, filters=self.query.get("terms")),
             status=self.query.get("status"),
             order_by=self.query["orderBy"],
             order=self.query["order"],
@@ -89,7 +92,8 @@ class EntryViewSet(CmsViewSet):
             limit=self.query["limit"],
         )
         drafts = selectors.can_read_drafts(actor)
-        return ok(page.to_data(lambda entry: self._present(entry, collection, drafts=drafts)))
+        items = present_entries(page.items, collection=target, drafts=drafts)
+        return ok({"items": items, "nextCursor": page.next_cursor})
 
     @endpoint(
         "content.create",
@@ -122,7 +126,7 @@ class EntryViewSet(CmsViewSet):
         actor = actor_from_request(request)
         entry = selectors.entry_get(collection=target, actor=actor, ref=ref, locale=self.query.get("locale"))
         drafts = selectors.can_read_drafts(actor)
-        return ok({"item": self._present(entry, collection, drafts=drafts), "_rev": entry.rev})
+        return ok({"item": self._present(entry, target, drafts=drafts), "_rev": entry.rev})
 
     @endpoint(
         "content.update",
@@ -220,7 +224,12 @@ class EntryViewSet(CmsViewSet):
         page = selectors.trash_list(
             collection=target, cursor=self.query.get("cursor"), limit=self.query["limit"]
         )
-        return ok(page.to_data(lambda entry: self._present(entry, collection)))
+        return ok(
+            {
+                "items": present_entries(page.items, collection=target, drafts=True),
+                "nextCursor": page.next_cursor,
+            }
+        )
 
     @endpoint("content.delete", response=EntryWithRevOut, summary="Restore an entry from the trash")
     def restore(self, request, collection: str, ref: str):
@@ -262,7 +271,7 @@ class EntryViewSet(CmsViewSet):
         return ok(
             {
                 "translationGroup": entry.translation_group,
-                "items": [self._present(sibling, collection, drafts=drafts) for sibling in siblings],
+                "items": present_entries(siblings, collection=target, drafts=drafts),
             }
         )
 
@@ -295,7 +304,7 @@ class RevisionViewSet(CmsViewSet):
         revision = selectors.revision_get(revision_id=pk)
         entry = services.revision_restore(actor=actor_from_request(request), revision=revision)
         selectors.attach_credits([entry])
-        item = present_entry(entry, collection_slug=revision.collection.slug, drafts=True)
+        item = present_entries([entry], collection=entry.collection, drafts=True)[0]
         return ok({"item": item, "_rev": entry.rev})
 
 

@@ -11,8 +11,9 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import build_basic_type, build_parameter_type
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from rest_framework import serializers
 
-from apps.core.api.serializers import ErrorEnvelopeSerializer, enveloped
+from apps.core.api.serializers import DeepObjectField, ErrorEnvelopeSerializer, enveloped
 from apps.core.api.views import BODY_METHODS, Endpoint
 
 ERROR_DESCRIPTIONS = {
@@ -22,6 +23,7 @@ ERROR_DESCRIPTIONS = {
     404: "No such resource (NOT_FOUND).",
     409: "Conflict with the current state (CONFLICT, DUPLICATE_SLUG).",
     413: "The request body is too large (PAYLOAD_TOO_LARGE).",
+    415: "The Content-Type of the request body is not one this endpoint takes (UNSUPPORTED_MEDIA_TYPE).",
     429: "Rate limited (RATE_LIMITED); see the Retry-After header.",
     503: "Temporarily unavailable (SERVICE_UNAVAILABLE); see the Retry-After header.",
 }
@@ -57,7 +59,24 @@ class CmsAutoSchema(AutoSchema):
 
     def get_override_parameters(self):
         spec = self._endpoint()
-        return [spec.query] if spec and spec.query else super().get_override_parameters()
+        if not (spec and spec.query):
+            return super().get_override_parameters()
+        # The serializer's fields become parameters; deep-object ones (``terms[category]=news``) are then redeclared
+        # with their style, which the serializer alone cannot express.
+        deep = [
+            OpenApiParameter(
+                name=name,
+                type={"type": "object", "additionalProperties": {"type": "string"}},
+                location=OpenApiParameter.QUERY,
+                style="deepObject",
+                explode=True,
+                required=False,
+                description=str(field.help_text or ""),
+            )
+            for name, field in spec.query().fields.items()
+            if isinstance(field, DeepObjectField)
+        ]
+        return [spec.query, *deep]
 
     def get_request_serializer(self):
         spec = self._endpoint()
@@ -69,20 +88,26 @@ class CmsAutoSchema(AutoSchema):
         spec = self._endpoint()
         if spec is None:
             return super().get_response_serializers()
-        if isinstance(spec.response, dict):
-            # Several representations: {media type: serializer or type}; JSON ones are enveloped.
-            responses = {
-                (spec.status, media): enveloped(body) if media == "application/json" else body
-                for media, body in spec.response.items()
-            }
-        else:
+        responses = {}
+        for status in (spec.status, *spec.also):
+            if isinstance(spec.response, dict):
+                # Several representations: {media type: serializer or type}; JSON ones are enveloped.
+                responses.update(
+                    {
+                        (status, media): enveloped(body) if media == "application/json" else body
+                        for media, body in spec.response.items()
+                    }
+                )
+                continue
             if isinstance(spec.response, OpenApiResponse) or not spec.envelope:
                 success = spec.response
             elif spec.response is None:
                 success = OpenApiResponse(description="No content.")
             else:
                 success = enveloped(spec.response)
-            responses = {(spec.status, spec.media_type) if spec.media_type else spec.status: success}
+            responses[(status, spec.media_type) if spec.media_type else status] = success
+        for status, description in (spec.bodiless or {}).items():
+            responses[status] = OpenApiResponse(description=description)
         # 400 always: every endpoint refuses query parameters (and body keys) it does not declare.
         codes = {400, *spec.errors}
         if not self._is_public():
@@ -117,6 +142,14 @@ class CmsAutoSchema(AutoSchema):
             tokens.pop()
         return "_".join([*tokens, action])
 
+    def _get_serializer_field_meta(self, field, direction):
+        meta = super()._get_serializer_field_meta(field, direction)
+        if isinstance(field, serializers.JSONField):
+            # A JSON field's schema ({}) already admits null; marking it nullable as well makes OAS 3.1 write
+            # oneOf [{}, {type: null}], which null matches twice and so fails (a field without a default value).
+            meta.pop("nullable", None)
+        return meta
+
     def get_description(self):
         # The handler's own docstring only: the view class docstring describes code, not the operation.
         name = getattr(self.view, "action", None) or self.method.lower()
@@ -124,13 +157,18 @@ class CmsAutoSchema(AutoSchema):
         return " ".join(doc.split()) if doc else ""
 
     def _resolve_path_parameters(self, variables):
-        # Every path parameter of this API is a string: a ULID, a slug or a name.
-        return [
-            build_parameter_type(
+        # Every path parameter of this API is a string: a ULID, a slug or a name. A ``<path:…>`` one may span several
+        # segments (a storage key such as 2026/01/photo.jpg); the extension says so to clients and to the tests.
+        parameters = []
+        for variable in variables:
+            parameter = build_parameter_type(
                 name=variable,
                 location=OpenApiParameter.PATH,
                 description="ULID of the resource." if variable in {"pk", "id"} else "",
                 schema=build_basic_type(OpenApiTypes.STR),
             )
-            for variable in variables
-        ]
+            if f"<path:{variable}>" in self.path_regex:
+                parameter["x-multi-segment"] = True
+                parameter["description"] = "May contain '/' (several path segments)."
+            parameters.append(parameter)
+        return parameters

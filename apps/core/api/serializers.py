@@ -26,6 +26,24 @@ def cursor_field() -> serializers.CharField:
     )
 
 
+class DeepObjectField(serializers.DictField):
+    """A query parameter written ``name[key]=value`` (OpenAPI ``style: deepObject``), e.g. ``terms[category]=news``.
+
+    The base view folds every ``name[…]`` parameter of a declared DeepObjectField into one dict, so the keys need not
+    be known in advance while everything else stays refused. A repeated parameter keeps its values in a list."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("child", serializers.CharField(max_length=500, allow_blank=True))
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            self.fail("not_a_dict", input_type=type(data).__name__)
+        # One value per key; a repeated key (several values) is joined as a comma-separated list.
+        joined = {key: ",".join(value) if isinstance(value, list) else value for key, value in data.items()}
+        return super().to_internal_value(joined)
+
+
 class ErrorSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="Machine-readable error code (SPEC §7), e.g. VALIDATION_ERROR.")
     message = serializers.CharField(help_text="What went wrong and how to fix it.")

@@ -10,6 +10,7 @@ declare. Handlers receive clean dicts in ``self.query`` and ``self.body``, call 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +24,8 @@ from rest_framework.viewsets import ViewSet
 
 from apps.core import ratelimit
 from apps.core.api.renderers import JSONRenderer
-from apps.core.errors import ValidationError
+from apps.core.api.serializers import DeepObjectField
+from apps.core.errors import UnsupportedMediaType, ValidationError
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
@@ -32,7 +34,8 @@ BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 class Endpoint:
     operation: str
     query: type[serializers.Serializer] | None = None
-    body: type[serializers.Serializer] | None = None
+    # The body serializer; or {media type: serializer} when the endpoint takes several (JSON and multipart uploads).
+    body: type[serializers.Serializer] | Mapping[str, type[serializers.Serializer]] | None = None
     # What ``data`` holds in a successful answer: a serializer class, or None for no documented body.
     response: Any = None
     status: int = 200
@@ -54,6 +57,10 @@ class Endpoint:
     # Error answers that are not our envelope (protocol endpoints, see validate_body, or HTML pages): keyed by
     # status to replace the envelope, by (status, media type) to document another representation beside it.
     error_bodies: Mapping[Any, Any] | None = None
+    # Further success statuses answered with the same body as ``status`` (an upload that found an existing item: 200).
+    also: tuple[int, ...] = ()
+    # Success statuses without a body, with their description (304 Not Modified of a conditional download).
+    bodiless: Mapping[int, str] | None = None
 
 
 def endpoint(operation: str, **options: Any) -> Callable:
@@ -120,13 +127,21 @@ class CmsViewMixin:
     def validate_body(self, spec: Endpoint | None, request: Request) -> dict[str, Any]:
         if request.method not in BODY_METHODS or spec is None or spec.body is None or not spec.validate_body:
             return {}
+        serializer_class = spec.body
+        if isinstance(serializer_class, Mapping):
+            # The parsers already refused media types the view does not take (415).
+            serializer_class = serializer_class.get(request.content_type.split(";")[0].strip().lower())
+            if serializer_class is None:
+                raise UnsupportedMediaType(
+                    f"Unsupported Content-Type '{request.content_type}'; send one of: {', '.join(spec.body)}."
+                )
         data = request.data
         if not isinstance(data, Mapping):
             raise ValidationError(
                 "The request body must be a JSON object.", details={"body": "Expected a JSON object."}
             )
         # PATCH changes only what it sends: required fields and defaults do not apply.
-        return validated(spec.body, data, what="field", partial=request.method == "PATCH")
+        return validated(serializer_class, data, what="field", partial=request.method == "PATCH")
 
 
 def validated(
@@ -134,6 +149,8 @@ def validated(
 ) -> dict:
     """Run a serializer over ``data`` and return its clean values, refusing keys it does not declare."""
     serializer = serializer_class(data=data, partial=partial)
+    data = fold_deep_objects(serializer, data)
+    serializer.initial_data = data
     known = set(serializer.fields)
     unknown = [key for key in data if key not in known]
     if unknown:
@@ -144,6 +161,25 @@ def validated(
     if not serializer.is_valid():
         raise ValidationError(details=flatten_errors(serializer.errors))
     return serializer.validated_data
+
+
+_DEEP_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[([^\[\]]+)\]$")
+
+
+def fold_deep_objects(serializer: serializers.Serializer, data: Any) -> Any:
+    """``name[key]=value`` parameters of a declared DeepObjectField ``name`` become ``{name: {key: value}}``; any other
+    bracketed key stays as it is, and is refused as unknown."""
+    deep = {name for name, field in serializer.fields.items() if isinstance(field, DeepObjectField)}
+    if not deep or not isinstance(data, Mapping):
+        return data
+    folded: dict[str, Any] = {}
+    for key in data:
+        match = _DEEP_KEY.match(key)
+        if match and match.group(1) in deep:
+            folded.setdefault(match.group(1), {})[match.group(2)] = data[key]
+        else:
+            folded[key] = data[key]
+    return folded
 
 
 def flatten_errors(errors: Any, prefix: str = "") -> dict[str, str]:

@@ -1,0 +1,13 @@
+from django.urls import path
+
+from apps.media.api.views import MediaFileView, MediaViewSet
+
+urlpatterns = [
+    path("media", MediaViewSet.as_view({"get": "list", "post": "create"})),
+    # Keys contain slashes (2026/01/…); `path:` takes them whole, and the view validates them.
+    path("media/file/<path:key>", MediaFileView.as_view(), name="media-file"),
+    path(
+        "media/<str:pk>",
+        MediaViewSet.as_view({"get": "retrieve", "patch": "partial_update", "delete": "destroy"}),
+    ),
+]

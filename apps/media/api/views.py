@@ -1,0 +1,225 @@
+"""``/_cms/api/media…`` (SPEC §4.3): media records, uploads, and downloads of stored files.
+
+``POST /media`` takes either JSON (a file already in storage, by ``storageKey``) or ``multipart/form-data`` (an upload
+with ``file``). Uploads are limited to ``CMS_MAX_UPLOAD_BYTES``: a declared length over the limit is refused before
+the body is read, and the parser stops at the limit when the length is not declared or is wrong.
+
+``GET /media/file/:key`` answers the raw bytes (not the envelope) with the detected type, length, ETag and a year of
+caching: keys are unique per upload, so a key's content never changes. It serves keys that a media record names, on
+local storage only (S3-compatible storage serves its own URLs).
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.conf import settings
+from django.http import HttpResponse, StreamingHttpResponse
+from django.utils.http import content_disposition_header
+from drf_spectacular.types import OpenApiTypes
+from rest_framework.parsers import JSONParser, MultiPartParser
+
+from apps.accounts.permissions import actor_from_request
+from apps.core.api.serializers import SuccessFlagSerializer, paged
+from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
+from apps.core.errors import NotFound
+from apps.media import selectors, services, storage
+from apps.media.api.serializers import (
+    MediaCreatedOut,
+    MediaCreateIn,
+    MediaListQuery,
+    MediaOut,
+    MediaUpdateIn,
+    MediaUploadIn,
+    present_media,
+)
+from apps.media.errors import MediaTooLarge
+from apps.media.uploads import UploadLimitHandler
+
+# Room for the multipart envelope (boundaries, part headers, alt and caption) on top of the file itself.
+MULTIPART_OVERHEAD = 64 * 1024
+CHUNK = 64 * 1024
+
+
+class MediaViewSet(CmsViewSet):
+    parser_classes = [JSONParser, MultiPartParser]
+
+    def initialize_request(self, request, *args, **kwargs):
+        # First thing, before anything (a session's CSRF check) may read the body: stop reading it at the limit,
+        # whatever length the client declared.
+        if request.content_type.startswith("multipart/"):
+            request.upload_handlers.insert(0, UploadLimitHandler(request))
+        return super().initialize_request(request, *args, **kwargs)
+
+    def validate_body(self, spec, request):
+        limit = settings.CMS_MAX_UPLOAD_BYTES
+        declared = request.META.get("CONTENT_LENGTH") or ""
+        if (
+            request.content_type.startswith("multipart/")
+            and declared.isdigit()
+            and int(declared) > limit + MULTIPART_OVERHEAD
+        ):
+            raise MediaTooLarge(
+                f"The upload is {declared} bytes; files may have at most {limit} bytes.",
+                details={"file": f"At most {limit} bytes."},
+            )
+        return super().validate_body(spec, request)
+
+    @endpoint(
+        "media.read",
+        query=MediaListQuery,
+        response=paged(MediaOut),
+        error_code="MEDIA_LIST_ERROR",
+        summary="List media",
+    )
+    def list(self, request):
+        """Newest first; ``mimeType`` filters by prefix."""
+        page = selectors.media_list(
+            mime_type=self.query.get("mimeType"), cursor=self.query.get("cursor"), limit=self.query["limit"]
+        )
+        return ok(page.to_data(present_media))
+
+    @endpoint(
+        "media.create",
+        body={"application/json": MediaCreateIn, "multipart/form-data": MediaUploadIn},
+        response=MediaCreatedOut,
+        status=201,
+        also=(200,),
+        errors=(413, 415),
+        error_code="MEDIA_CREATE_ERROR",
+        summary="Upload a file, or record one already in storage",
+    )
+    def create(self, request):
+        """Multipart with ``file`` uploads bytes; JSON with ``storageKey`` records a file already in storage. The type
+        is detected from the content and must be allowed (415 otherwise); a file over the size limit is 413. Bytes
+        identical to an existing item answer that item with ``deduplicated: true`` and status 200."""
+        actor = actor_from_request(request)
+        body = self.body
+        if "file" in body:
+            upload = body["file"]
+            item, deduplicated = services.media_upload(
+                actor=actor,
+                file=upload,
+                filename=upload.name,
+                alt=body.get("alt", ""),
+                caption=body.get("caption", ""),
+            )
+        else:
+            item, deduplicated = services.media_create(
+                actor=actor,
+                storage_key=body["storageKey"],
+                filename=body.get("filename"),
+                mime_type=body.get("mimeType"),
+                size=body.get("size"),
+                width=body.get("width"),
+                height=body.get("height"),
+                alt=body.get("alt", ""),
+                caption=body.get("caption", ""),
+            )
+        return ok({**present_media(item), "deduplicated": deduplicated}, status=200 if deduplicated else 201)
+
+    @endpoint("media.read", response=MediaOut, summary="Get a media item")
+    def retrieve(self, request, pk: str):
+        return ok(present_media(selectors.media_get(media_id=pk)))
+
+    @endpoint("media.update", body=MediaUpdateIn, response=MediaOut, summary="Update alt text and caption")
+    def partial_update(self, request, pk: str):
+        """Authors change their own media; editors and admins anyone's."""
+        item = services.media_update(
+            actor=actor_from_request(request), item=selectors.media_get(media_id=pk), changes=dict(self.body)
+        )
+        return ok(present_media(item))
+
+    @endpoint("media.delete", response=SuccessFlagSerializer, summary="Delete a media item and its file")
+    def destroy(self, request, pk: str):
+        """The stored file is deleted too, unless another media record names the same file."""
+        services.media_delete(actor=actor_from_request(request), item=selectors.media_get(media_id=pk))
+        return ok({"success": True})
+
+
+_RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
+
+
+def _byte_range(header: str | None, size: int) -> tuple[int, int] | None:
+    """The one satisfiable range of a ``Range: bytes=a-b`` header as (first, last), or None to send the whole file
+    (RFC 9110 §14.2 lets a server ignore ranges it does not serve, such as several ranges at once)."""
+    match = _RANGE.match((header or "").strip())
+    if not match or size == 0:
+        return None
+    first, last = match.groups()
+    if not first and not last:
+        return None
+    if not first:
+        suffix = int(last)
+        return (max(0, size - suffix), size - 1) if suffix else None
+    start = int(first)
+    end = min(int(last), size - 1) if last else size - 1
+    return (start, end) if start <= end else None
+
+
+def _stream(handle, first: int, length: int):
+    try:
+        handle.seek(first)
+        remaining = length
+        while remaining > 0:
+            chunk = handle.read(min(CHUNK, remaining))
+            if not chunk:
+                break
+            remaining -= len(chunk)
+            yield chunk
+    finally:
+        handle.close()
+
+
+class MediaFileView(CmsAPIView):
+    @endpoint(
+        "public",
+        response={"*/*": OpenApiTypes.BINARY},
+        envelope=False,
+        also=(206,),
+        bodiless={304: "Not modified: the copy you have (If-None-Match) is current."},
+        ratelimit=None,
+        summary="Download a stored file",
+    )
+    def get(self, request, key: str):
+        """The file's bytes with its detected Content-Type, Content-Length, an ETag (the content hash) and
+        ``Cache-Control: public, max-age=31536000, immutable``. A single ``Range: bytes=…`` is answered with 206.
+        Only keys of media records are served, and only from local storage."""
+        if storage.key_problem(key) is not None or not storage.is_local():
+            raise NotFound("No such file.")
+        item = selectors.media_by_key(key=key)
+        path = storage.local_path(key) if item is not None else None
+        if item is None or path is None:
+            raise NotFound("No such file.")
+        etag = f'"{item.content_hash}"'
+        headers = {
+            "ETag": etag,
+            "Cache-Control": "public, max-age=31536000, immutable",
+            "X-Content-Type-Options": "nosniff",
+            "Accept-Ranges": "bytes",
+            "Content-Disposition": content_disposition_header(False, item.filename),
+        }
+        wanted = request.headers.get("If-None-Match", "")
+        if wanted and (
+            wanted.strip() == "*" or etag in [tag.strip().removeprefix("W/") for tag in wanted.split(",")]
+        ):
+            return HttpResponse(status=304, headers=headers)
+        try:
+            handle = storage.media_storage().open(key, "rb")
+        except FileNotFoundError:
+            raise NotFound("No such file.") from None
+        size = handle.size
+        span = _byte_range(request.headers.get("Range"), size)
+        first, last = span if span else (0, size - 1)
+        length = last - first + 1 if size else 0
+        headers["Content-Length"] = str(length)
+        status = 200
+        if span:
+            status = 206
+            headers["Content-Range"] = f"bytes {first}-{last}/{size}"
+        if request.method == "HEAD":
+            handle.close()
+            return HttpResponse(status=status, headers=headers, content_type=item.mime_type)
+        return StreamingHttpResponse(
+            _stream(handle, first, length), status=status, headers=headers, content_type=item.mime_type
+        )

@@ -1,0 +1,23 @@
+from django.apps import AppConfig
+
+
+class MediaConfig(AppConfig):
+    name = "apps.media"
+    label = "media"
+    verbose_name = "Media"
+
+    def ready(self) -> None:
+        from apps.accounts import permissions
+        from apps.accounts.models import Role
+
+        Rule = permissions.Rule
+        permissions.register(
+            {
+                "media.read": Rule("media:read", Role.SUBSCRIBER),
+                # Uploading needs the author role (as in WordPress, contributors do not upload); changing or deleting
+                # someone else's media needs editor.
+                "media.create": Rule("media:write", Role.AUTHOR),
+                "media.update": Rule("media:write", Role.AUTHOR, any_role=Role.EDITOR),
+                "media.delete": Rule("media:write", Role.AUTHOR, any_role=Role.EDITOR),
+            }
+        )

@@ -1,0 +1,42 @@
+"""Reads of media: pages of items (newest first, optionally by MIME type prefix), one item, and items by id in bulk
+for resolving references in entries and settings (one query for a whole page)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from apps.core.errors import NotFound
+from apps.core.pagination import Page, SortKey, keyset_page
+from apps.media.models import MediaItem
+
+ORDER = (SortKey("created_at", descending=True, kind="datetime"), SortKey("id", descending=True))
+# What resolving a reference needs; the rest of the row stays in the database.
+REFERENCE_FIELDS = ("id", "filename", "mime_type", "size", "width", "height", "storage_key", "alt")
+
+
+def media_list(
+    *, mime_type: str | None = None, cursor: str | None = None, limit: int = 20
+) -> Page[MediaItem]:
+    items = MediaItem.objects.all()
+    if mime_type:
+        # A prefix filter (SPEC §4.3): "image/" or "image" for every image, "image/png" for PNGs only.
+        items = items.filter(mime_type__startswith=mime_type)
+    return keyset_page(items, keys=ORDER, cursor=cursor, limit=limit, scope=f"media:{mime_type or ''}")
+
+
+def media_get(*, media_id: str) -> MediaItem:
+    item = MediaItem.objects.filter(pk=media_id).first()
+    if item is None:
+        raise NotFound(f"No media item {media_id}.")
+    return item
+
+
+def media_by_key(*, key: str) -> MediaItem | None:
+    return MediaItem.objects.filter(storage_key=key).order_by("created_at", "id").first()
+
+
+def media_by_ids(ids: Iterable[str]) -> dict[str, MediaItem]:
+    wanted = {item for item in ids if isinstance(item, str) and item}
+    if not wanted:
+        return {}
+    return {item.pk: item for item in MediaItem.objects.filter(pk__in=wanted).only(*REFERENCE_FIELDS)}

@@ -1,0 +1,89 @@
+"""Where media bytes live, and what a storage key may be.
+
+Files go through Django's storage API: the ``default`` storage is local disk under ``MEDIA_ROOT`` unless S3-compatible
+storage is configured (settings, ``CMS_MEDIA_STORAGE=s3``). A key is a relative path inside that storage. Keys we
+generate are ``YYYY/MM/<ulid>-<name>.<ext>``; keys sent by clients (files already in storage) are checked here before
+any storage call sees them: no absolute paths, no ``..`` or empty segments, no backslashes or control characters, and
+on local disk the resolved path (symbolic links followed) must stay inside the media root.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import PurePosixPath
+from urllib.parse import quote
+
+from django.conf import settings
+from django.core.exceptions import SuspiciousFileOperation
+from django.core.files.storage import FileSystemStorage, Storage, default_storage
+
+from apps.core.ids import new_id
+from apps.core.slugs import slugify
+from apps.core.timefmt import now
+
+MAX_KEY_LENGTH = 512
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_EXTENSION = re.compile(r"^\.[a-z0-9]{1,8}$")
+
+
+def media_storage() -> Storage:
+    return default_storage
+
+
+def is_local(storage: Storage | None = None) -> bool:
+    """Local disk: files are served by ``GET /media/file/:key`` (SPEC §4.3: "available for local storage only")."""
+    return isinstance(storage or media_storage(), FileSystemStorage)
+
+
+def key_problem(key: object) -> str | None:
+    """Why ``key`` is not an acceptable storage key, or None."""
+    if not isinstance(key, str) or not key:
+        return "Expected a storage key such as 2026/01/photo.jpg."
+    if len(key) > MAX_KEY_LENGTH:
+        return f"At most {MAX_KEY_LENGTH} characters."
+    if _CONTROL.search(key) or "\\" in key:
+        return "Control characters and backslashes are not allowed in a storage key."
+    if key.startswith(("/", "~")) or re.match(r"^[A-Za-z]:", key):
+        return "A storage key is relative to the media root: no leading '/', '~' or drive letter."
+    segments = key.split("/")
+    if any(segment in ("", ".", "..") for segment in segments):
+        return "A storage key has no empty, '.' or '..' segments."
+    if is_local() and local_path(key) is None:
+        return "The key points outside the media root."
+    return None
+
+
+def local_path(key: str) -> str | None:
+    """The file's absolute path on local storage if it is inside the media root (links resolved), else None."""
+    storage = media_storage()
+    if not isinstance(storage, FileSystemStorage):
+        return None
+    try:
+        path = storage.path(key)
+    except (SuspiciousFileOperation, ValueError):
+        return None
+    root = os.path.realpath(storage.location)
+    real = os.path.realpath(path)
+    if real != root and not real.startswith(root + os.sep):
+        return None
+    return path
+
+
+def new_key(filename: str, extension: str | None, *, item_id: str | None = None) -> str:
+    """A fresh, unique key that keeps a readable form of the original name: ``2026/01/01hx…-holiday-photo.jpg``."""
+    stem = slugify(PurePosixPath(filename).stem, max_length=60) or "file"
+    suffix = (extension or PurePosixPath(filename).suffix).lower()
+    if suffix and not suffix.startswith("."):
+        suffix = "." + suffix
+    if not _EXTENSION.match(suffix):
+        suffix = ""
+    return f"{now():%Y/%m}/{(item_id or new_id()).lower()}-{stem}{suffix}"
+
+
+def media_url(key: str) -> str:
+    """The public address of a stored file: our download route on local disk, the storage's own URL otherwise."""
+    storage = media_storage()
+    if is_local(storage):
+        return f"{settings.CMS_BASE_URL}{settings.CMS_API_PREFIX}/media/file/{quote(key, safe='/')}"
+    return storage.url(key)

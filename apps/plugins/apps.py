@@ -1,0 +1,31 @@
+from django.apps import AppConfig
+
+
+class PluginsConfig(AppConfig):
+    name = "apps.plugins"
+    label = "plugins"
+    verbose_name = "Plugins"
+
+    def ready(self) -> None:
+        from django.conf import settings
+        from django.core.signals import request_started
+
+        from apps.accounts import permissions
+        from apps.accounts.models import Role
+        from apps.core import events, worker
+        from apps.plugins import receivers, registry
+
+        Rule = permissions.Rule
+        permissions.register(
+            {
+                "plugins.manage": Rule("admin", Role.ADMIN),
+                "audit.read": Rule("admin", Role.ADMIN),
+            }
+        )
+        registry.load(settings.CMS_PLUGINS)
+        # Enabled flags are read again by each request and each worker pass (another process may have changed them).
+        request_started.connect(registry.invalidate, dispatch_uid="plugins.invalidate")
+        worker.register("plugin_state", registry.refresh)
+        events.entry_changed.connect(receivers.on_entry_changed, dispatch_uid="plugins.entry_changed")
+        events.entry_deleting.connect(receivers.on_entry_deleting, dispatch_uid="plugins.entry_deleting")
+        events.media_changed.connect(receivers.on_media_changed, dispatch_uid="plugins.media_changed")

@@ -1,0 +1,51 @@
+"""Reads of plugins (what is installed, with its stored state) and of the audit log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from apps.core.errors import NotFound
+from apps.core.pagination import Page, SortKey, keyset_page
+from apps.plugins import registry
+from apps.plugins.models import AuditEvent, PluginState
+
+AUDIT_ORDER = (SortKey("at", descending=True, kind="datetime"), SortKey("id", descending=True))
+
+
+@dataclass
+class PluginView:
+    entry: registry.Installed
+    state: PluginState | None
+
+    @property
+    def enabled(self) -> bool:
+        return self.state.enabled if self.state is not None else True
+
+
+def plugin_list() -> list[PluginView]:
+    states = {state.plugin_id: state for state in PluginState.objects.all()}
+    return [PluginView(entry, states.get(entry.id)) for entry in registry.installed()]
+
+
+def plugin_get(*, plugin_id: str) -> PluginView:
+    entry = registry.get(plugin_id)
+    if entry is None:
+        known = ", ".join(item.id for item in registry.installed()) or "none"
+        raise NotFound(f"No plugin '{plugin_id}' is installed; installed: {known}.")
+    return PluginView(entry, PluginState.objects.filter(plugin_id=plugin_id).first())
+
+
+def audit_list(
+    *,
+    action: str | None = None,
+    object_type: str | None = None,
+    object_id: str | None = None,
+    actor_id: str | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
+) -> Page[AuditEvent]:
+    """Newest first, optionally narrowed to one action, one object or one actor."""
+    events = AuditEvent.objects.all()
+    filters = {"action": action, "object_type": object_type, "object_id": object_id, "actor_id": actor_id}
+    events = events.filter(**{name: value for name, value in filters.items() if value})
+    return keyset_page(events, keys=AUDIT_ORDER, cursor=cursor, limit=limit, scope="audit")

@@ -1,0 +1,163 @@
+"""``/_cms/api/taxonomies…`` and ``/_cms/api/content/:collection/:id/terms/:taxonomy`` (SPEC §4.2, §4.8)."""
+
+from __future__ import annotations
+
+from apps.accounts.permissions import actor_from_request
+from apps.content import selectors as content_selectors
+from apps.core.api.serializers import SuccessFlagSerializer, paged
+from apps.core.api.views import CmsViewSet, endpoint, ok
+from apps.core.errors import NotFound
+from apps.schema import selectors as schema_selectors
+from apps.taxonomy import selectors, services
+from apps.taxonomy.api.serializers import (
+    EntryTermsIn,
+    TaxonomyIn,
+    TaxonomyListOut,
+    TaxonomyOut,
+    TaxonomyUpdateIn,
+    TermIn,
+    TermListOut,
+    TermListQuery,
+    TermOut,
+    TermUpdateIn,
+    present_taxonomy,
+    present_term,
+    to_model_names,
+)
+
+
+class TaxonomyViewSet(CmsViewSet):
+    @endpoint("taxonomies.read", response=TaxonomyListOut, summary="List taxonomies")
+    def list(self, request):
+        return ok({"items": [present_taxonomy(taxonomy) for taxonomy in selectors.taxonomy_list()]})
+
+    @endpoint(
+        "taxonomies.write",
+        body=TaxonomyIn,
+        response=TaxonomyOut,
+        status=201,
+        errors=(409,),
+        summary="Create a taxonomy",
+    )
+    def create(self, request):
+        taxonomy = services.taxonomy_create(actor=actor_from_request(request), **to_model_names(self.body))
+        return ok(present_taxonomy(selectors.taxonomy_get(name=taxonomy.name)), status=201)
+
+    @endpoint("taxonomies.read", response=TaxonomyOut, summary="Get a taxonomy")
+    def retrieve(self, request, name: str):
+        return ok(present_taxonomy(selectors.taxonomy_get(name=name)))
+
+    @endpoint("taxonomies.write", body=TaxonomyUpdateIn, response=TaxonomyOut, summary="Update a taxonomy")
+    def update(self, request, name: str):
+        services.taxonomy_update(
+            actor=actor_from_request(request),
+            taxonomy=selectors.taxonomy_get(name=name),
+            changes=to_model_names(self.body),
+        )
+        return ok(present_taxonomy(selectors.taxonomy_get(name=name)))
+
+    @endpoint(
+        "taxonomies.write", body=TaxonomyUpdateIn, response=TaxonomyOut, summary="Update a taxonomy (as PUT)"
+    )
+    def partial_update(self, request, name: str):
+        return self.update(request, name)
+
+    @endpoint("taxonomies.write", response=SuccessFlagSerializer, summary="Delete a taxonomy and its terms")
+    def destroy(self, request, name: str):
+        services.taxonomy_delete(
+            actor=actor_from_request(request), taxonomy=selectors.taxonomy_get(name=name)
+        )
+        return ok({"success": True})
+
+
+class TermViewSet(CmsViewSet):
+    @endpoint(
+        "taxonomies.read", query=TermListQuery, response=paged(TermOut), summary="List a taxonomy's terms"
+    )
+    def list(self, request, name: str):
+        """Ordered by slug. Hierarchical taxonomies: build the tree from ``parentId``, or page through one level
+        with ``parentId`` (empty for the roots)."""
+        taxonomy = selectors.taxonomy_get(name=name)
+        page = selectors.term_list(
+            taxonomy=taxonomy,
+            parent_id=self.query.get("parentId"),
+            cursor=self.query.get("cursor"),
+            limit=self.query["limit"],
+        )
+        return ok(page.to_data(lambda term: present_term(term, taxonomy_name=name)))
+
+    @endpoint(
+        "terms.create", body=TermIn, response=TermOut, status=201, errors=(409,), summary="Create a term"
+    )
+    def create(self, request, name: str):
+        term = services.term_create(
+            actor=actor_from_request(request),
+            taxonomy=selectors.taxonomy_get(name=name),
+            label=self.body["label"],
+            slug=self.body.get("slug"),
+            parent_id=self.body.get("parentId"),
+            description=self.body.get("description", ""),
+        )
+        return ok(present_term(term, taxonomy_name=name), status=201)
+
+    @endpoint("taxonomies.read", response=TermOut, summary="Get a term")
+    def retrieve(self, request, name: str, slug: str):
+        term = selectors.term_get(taxonomy=selectors.taxonomy_get(name=name), slug=slug)
+        return ok(present_term(term, taxonomy_name=name))
+
+    @endpoint("terms.manage", body=TermUpdateIn, response=TermOut, errors=(409,), summary="Update a term")
+    def update(self, request, name: str, slug: str):
+        term = services.term_update(
+            actor=actor_from_request(request),
+            term=selectors.term_get(taxonomy=selectors.taxonomy_get(name=name), slug=slug),
+            changes=to_model_names(self.body),
+        )
+        return ok(present_term(term, taxonomy_name=name))
+
+    @endpoint(
+        "terms.manage", body=TermUpdateIn, response=TermOut, errors=(409,), summary="Update a term (as PUT)"
+    )
+    def partial_update(self, request, name: str, slug: str):
+        return self.update(request, name, slug)
+
+    @endpoint("terms.manage", response=SuccessFlagSerializer, summary="Delete a term")
+    def destroy(self, request, name: str, slug: str):
+        """Entries lose the term; its children move up to its parent."""
+        services.term_delete(
+            actor=actor_from_request(request),
+            term=selectors.term_get(taxonomy=selectors.taxonomy_get(name=name), slug=slug),
+        )
+        return ok({"success": True})
+
+
+class EntryTermsViewSet(CmsViewSet):
+    def _entry(self, request, collection: str, ref: str, *, for_update: bool):
+        target = schema_selectors.collection_for_read(slug=collection)
+        actor = None if for_update else actor_from_request(request)
+        return content_selectors.entry_get(collection=target, actor=actor, ref=ref, for_update=for_update)
+
+    @endpoint("content.read", response=TermListOut, summary="List an entry's terms of a taxonomy")
+    def list(self, request, collection: str, ref: str, taxonomy: str):
+        entry = self._entry(request, collection, ref, for_update=False)
+        target = selectors.taxonomy_get(name=taxonomy)
+        if not any(item.id == target.pk for item in selectors.taxonomies_for_collection(entry.collection)):
+            raise NotFound(f"The taxonomy '{taxonomy}' does not apply to '{collection}'.")
+        terms = selectors.entry_terms(entry_id=entry.pk, taxonomy=target)
+        return ok({"items": [present_term(term, taxonomy_name=taxonomy) for term in terms]})
+
+    @endpoint(
+        "content.update",
+        body=EntryTermsIn,
+        response=TermListOut,
+        summary="Set an entry's terms of a taxonomy",
+    )
+    def create(self, request, collection: str, ref: str, taxonomy: str):
+        """Replaces the entry's terms of this taxonomy. Refused when the taxonomy does not apply to the collection or
+        a term belongs to another taxonomy."""
+        terms = services.entry_terms_set(
+            actor=actor_from_request(request),
+            entry=self._entry(request, collection, ref, for_update=True),
+            taxonomy=selectors.taxonomy_get(name=taxonomy),
+            term_ids=self.body["termIds"],
+        )
+        return ok({"items": [present_term(term, taxonomy_name=taxonomy) for term in terms]})

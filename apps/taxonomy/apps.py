@@ -1,0 +1,23 @@
+from django.apps import AppConfig
+
+
+class TaxonomyConfig(AppConfig):
+    name = "apps.taxonomy"
+    label = "taxonomy"
+    verbose_name = "Taxonomies"
+
+    def ready(self) -> None:
+        from apps.accounts import permissions
+        from apps.accounts.models import Role
+
+        Rule = permissions.Rule
+        permissions.register(
+            {
+                # SPEC §5: content:read lists taxonomy terms, content:write creates them.
+                "taxonomies.read": Rule("content:read", Role.SUBSCRIBER),
+                # A taxonomy's definition (which collections it applies to) is structure, like the schema.
+                "taxonomies.write": Rule("schema:write", Role.ADMIN),
+                "terms.create": Rule("content:write", Role.AUTHOR),
+                "terms.manage": Rule("content:write", Role.EDITOR),
+            }
+        )

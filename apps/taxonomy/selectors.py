@@ -1,0 +1,149 @@
+"""Reads of taxonomies and terms, and the two batch reads entry answers need: the terms of a page of entries (one
+query), and the filter that keeps entries carrying given terms (``?terms[category]=news``)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.db.models import Prefetch, Q
+
+from apps.core.errors import NotFound, ValidationError
+from apps.core.pagination import Page, SortKey, keyset_page
+from apps.schema.models import Collection
+from apps.schema.selectors import schema_cached
+from apps.taxonomy.models import EntryTerm, Taxonomy, Term
+
+TERM_ORDER = (SortKey("slug"), SortKey("id"))
+
+
+@dataclass(frozen=True)
+class AttachedTaxonomy:
+    id: str
+    name: str
+    hierarchical: bool
+
+
+def _with_collections(queryset):
+    return queryset.prefetch_related(Prefetch("collections", queryset=Collection.objects.order_by("slug")))
+
+
+def taxonomy_list() -> list[Taxonomy]:
+    return list(_with_collections(Taxonomy.objects.order_by("name")))
+
+
+def taxonomy_get(*, name: str) -> Taxonomy:
+    taxonomy = _with_collections(Taxonomy.objects.filter(name=name)).first()
+    if taxonomy is None:
+        known = ", ".join(Taxonomy.objects.order_by("name").values_list("name", flat=True)[:50]) or "none yet"
+        raise NotFound(f"No taxonomy '{name}'; taxonomies: {known}.")
+    return taxonomy
+
+
+def term_list(
+    *, taxonomy: Taxonomy, parent_id: str | None = None, cursor: str | None = None, limit: int = 50
+) -> Page[Term]:
+    terms = Term.objects.filter(taxonomy=taxonomy)
+    if parent_id is not None:
+        terms = terms.filter(parent__isnull=True) if parent_id == "" else terms.filter(parent_id=parent_id)
+    return keyset_page(terms, keys=TERM_ORDER, cursor=cursor, limit=limit, scope=f"terms:{taxonomy.pk}")
+
+
+def term_get(*, taxonomy: Taxonomy, slug: str) -> Term:
+    term = Term.objects.filter(taxonomy=taxonomy, slug=slug).first()
+    if term is None:
+        raise NotFound(f"No term '{slug}' in '{taxonomy.name}'.")
+    return term
+
+
+def entry_terms(*, entry_id: str, taxonomy: Taxonomy) -> list[Term]:
+    return [
+        assignment.term
+        for assignment in EntryTerm.objects.filter(entry_id=entry_id, taxonomy=taxonomy)
+        .select_related("term")
+        .order_by("sort_order", "id")
+    ]
+
+
+def taxonomies_for_collection(collection: Collection) -> list[AttachedTaxonomy]:
+    """The taxonomies that apply to ``collection``, by name; cached with the schema (call after
+    ``collection_for_read`` in the same request)."""
+
+    def load() -> list[AttachedTaxonomy]:
+        rows = Taxonomy.objects.filter(collections=collection).order_by("name")
+        return [AttachedTaxonomy(row.pk, row.name, row.hierarchical) for row in rows]
+
+    return schema_cached(f"taxonomies:{collection.pk}", load)
+
+
+def terms_for_entries(
+    *, collection: Collection, entry_ids: list[str]
+) -> dict[str, dict[str, list[dict]]] | None:
+    """``{entry id: {taxonomy name: [{id, slug, label, parentId}]}}`` for a page of entries, every taxonomy that
+    applies to the collection present (empty lists included). None when no taxonomy applies: nothing to show."""
+    attached = taxonomies_for_collection(collection)
+    if not attached:
+        return None
+    names = {taxonomy.id: taxonomy.name for taxonomy in attached}
+    grouped: dict[str, dict[str, list[dict]]] = {
+        entry_id: {taxonomy.name: [] for taxonomy in attached} for entry_id in entry_ids
+    }
+    if not entry_ids:
+        return grouped
+    rows = (
+        EntryTerm.objects.filter(entry_id__in=entry_ids, taxonomy_id__in=list(names))
+        .order_by("sort_order", "id")
+        .values_list("entry_id", "taxonomy_id", "term_id", "term__slug", "term__label", "term__parent_id")
+    )
+    for entry_id, taxonomy_id, term_id, slug, label, parent_id in rows:
+        grouped[entry_id][names[taxonomy_id]].append(
+            {"id": term_id, "slug": slug, "label": label, "parentId": parent_id}
+        )
+    return grouped
+
+
+def entry_filter(*, collection: Collection, filters: dict[str, str] | None) -> Q | None:
+    """Entries carrying at least one of the named terms of each taxonomy: ``{"category": "news,sport", "tag": "x"}``
+    is (news OR sport) AND x. In hierarchical taxonomies a term also matches its descendants. Slugs that name no term
+    match nothing; taxonomies that do not apply to the collection are refused."""
+    if not filters:
+        return None
+    attached = {taxonomy.name: taxonomy for taxonomy in taxonomies_for_collection(collection)}
+    problems: dict[str, str] = {}
+    condition = Q()
+    for name, value in filters.items():
+        taxonomy = attached.get(name)
+        if taxonomy is None:
+            applies = ", ".join(attached) or "none"
+            problems[f"terms[{name}]"] = (
+                f"No taxonomy '{name}' applies to '{collection.slug}'; taxonomies that do: {applies}."
+            )
+            continue
+        slugs = [slug.strip() for slug in value.split(",") if slug.strip()]
+        if not slugs:
+            problems[f"terms[{name}]"] = "Give one or more term slugs, comma-separated."
+            continue
+        if taxonomy.hierarchical:
+            term_ids = _with_descendants(taxonomy.id, slugs)
+            assignments = EntryTerm.objects.filter(term_id__in=term_ids)
+        else:
+            assignments = EntryTerm.objects.filter(taxonomy_id=taxonomy.id, term__slug__in=slugs)
+        condition &= Q(pk__in=assignments.values("entry_id"))
+    if problems:
+        raise ValidationError(details=problems)
+    return condition
+
+
+def _with_descendants(taxonomy_id: str, slugs: list[str]) -> list[str]:
+    rows = list(Term.objects.filter(taxonomy_id=taxonomy_id).values_list("pk", "slug", "parent_id"))
+    children: dict[str | None, list[str]] = defaultdict(list)
+    for term_id, _, parent_id in rows:
+        children[parent_id].append(term_id)
+    found = [term_id for term_id, slug, _ in rows if slug in slugs]
+    result, stack = set(), list(found)
+    while stack:
+        term_id = stack.pop()
+        if term_id not in result:
+            result.add(term_id)
+            stack.extend(children.get(term_id, []))
+    return list(result)
