@@ -11,6 +11,7 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import build_basic_type, build_parameter_type
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from rest_framework import serializers
 
 from apps.core.api.serializers import ErrorEnvelopeSerializer, enveloped
 from apps.core.api.views import BODY_METHODS, Endpoint
@@ -110,6 +111,14 @@ class CmsAutoSchema(AutoSchema):
         if tokens and tokens[-1] == action:
             tokens.pop()
         return "_".join([*tokens, action])
+
+    def _get_serializer_field_meta(self, field, direction):
+        meta = super()._get_serializer_field_meta(field, direction)
+        if isinstance(field, serializers.JSONField):
+            # A JSON field's schema ({}) already admits null; marking it nullable as well makes OAS 3.1 write
+            # oneOf [{}, {type: null}], which null matches twice and so fails (a field without a default value).
+            meta.pop("nullable", None)
+        return meta
 
     def get_description(self):
         # The handler's own docstring only: the view class docstring describes code, not the operation.
