@@ -95,8 +95,10 @@ class IndexBackend:
         expression = json_key_sql(self.vendor, self._quote(json_column), key, numeric=numeric)
         # NULLs first ascending equals NULLs last descending: one index walks both ways, the order SQLite uses natively.
         nulls = " NULLS FIRST" if self.vendor == "postgresql" else ""
+        # An index element that is an expression must be parenthesised as a whole: PostgreSQL refuses the numeric
+        # form `(…)::double precision` bare. Parentheses do not change the expression the planners match.
         sql = (
-            f"CREATE INDEX {self._quote(name)} ON {self._quote(table)} ({expression}{nulls}, {self._quote('id')}) "
+            f"CREATE INDEX {self._quote(name)} ON {self._quote(table)} (({expression}){nulls}, {self._quote('id')}) "
             f"WHERE {self._where(scope_column, scope)}"
         )
         with connection.cursor() as cursor:
