@@ -75,6 +75,18 @@ class IndexBackend:
     def _quote(self, name: str) -> str:
         return connection.ops.quote_name(name)
 
+    def _ddl(self, sql: str) -> None:
+        with connection.cursor() as cursor:
+            if self.vendor == "postgresql":
+                # PostgreSQL refuses CREATE/DROP INDEX on a table with pending trigger events, which the deferred
+                # foreign-key checks of rows written earlier in the same transaction are (an import that adds
+                # entries, then a field). Run those checks now, then defer again for the rest of the transaction.
+                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+                cursor.execute(sql)
+                cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+            else:
+                cursor.execute(sql)
+
     def _where(self, column: str, value: str) -> str:
         if not _ID_RE.match(value):
             raise ValueError(f"not an id: {value!r}")
@@ -101,8 +113,7 @@ class IndexBackend:
             f"CREATE INDEX {self._quote(name)} ON {self._quote(table)} (({expression}){nulls}, {self._quote('id')}) "
             f"WHERE {self._where(scope_column, scope)}"
         )
-        with connection.cursor() as cursor:
-            cursor.execute(sql)
+        self._ddl(sql)
 
     def create_unique_index(
         self,
@@ -121,12 +132,10 @@ class IndexBackend:
             f"CREATE UNIQUE INDEX {self._quote(name)} ON {self._quote(table)} ({self._quote(per_column)}, {expression}) "
             f"WHERE {self._where(scope_column, scope)}"
         )
-        with connection.cursor() as cursor:
-            cursor.execute(sql)
+        self._ddl(sql)
 
     def drop_index(self, name: str) -> None:
-        with connection.cursor() as cursor:
-            cursor.execute(f"DROP INDEX IF EXISTS {self._quote(name)}")
+        self._ddl(f"DROP INDEX IF EXISTS {self._quote(name)}")
 
     def index_exists(self, name: str) -> bool:
         with connection.cursor() as cursor:
