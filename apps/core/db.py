@@ -107,10 +107,14 @@ class IndexBackend:
         expression = json_key_sql(self.vendor, self._quote(json_column), key, numeric=numeric)
         # NULLs first ascending equals NULLs last descending: one index walks both ways, the order SQLite uses natively.
         nulls = " NULLS FIRST" if self.vendor == "postgresql" else ""
-        # An index element that is an expression must be parenthesised as a whole: PostgreSQL refuses the numeric
-        # form `(…)::double precision` bare. Parentheses do not change the expression the planners match.
+        # The scope column leads although the predicate fixes it: without statistics SQLite prices any index that
+        # starts with an equality on the scope (the created/updated/published ones) below a scan of this index, and
+        # sorted all of the collection's rows instead. Leading with it too, this index wins the same search and
+        # delivers the order. An expression element must be parenthesised as a whole (PostgreSQL refuses the
+        # numeric form `(…)::double precision` bare); parentheses do not change the expression the planners match.
         sql = (
-            f"CREATE INDEX {self._quote(name)} ON {self._quote(table)} (({expression}){nulls}, {self._quote('id')}) "
+            f"CREATE INDEX {self._quote(name)} ON {self._quote(table)} "
+            f"({self._quote(scope_column)}, ({expression}){nulls}, {self._quote('id')}) "
             f"WHERE {self._where(scope_column, scope)}"
         )
         self._ddl(sql)
