@@ -49,6 +49,14 @@ export interface CmsFile {
   size?: number;
 }
 
+export interface CmsCredit {
+  bylineId: string;
+  displayName: string;
+  roleLabel: string;
+  userId: string | null;
+  isGuest: boolean;
+}
+
 export interface CmsEntry {
   id: string;
   type: string;
@@ -58,6 +66,7 @@ export interface CmsEntry {
   translationGroup: string;
   authorId: string | null;
   primaryBylineId: string | null;
+  bylines: CmsCredit[];
   createdAt: string;
   updatedAt: string;
   publishedAt: string | null;
@@ -72,6 +81,7 @@ RESERVED_NAMES = {
     "PortableTextBlock",
     "CmsImage",
     "CmsFile",
+    "CmsCredit",
     "CmsEntry",
     "Array",
     "Object",
@@ -108,6 +118,8 @@ def render(collections: list[Collection]) -> str:
             lines.append(f"    /** {comment(field.label)} ({field.type}) */")
             lines.append(f"    {field.slug}{optional}: {ts_type};")
         lines.append("  };")
+        lines.append("  /** The published version, present when it differs from data. */")
+        lines.append(f'  liveData?: {name}["data"];')
         lines.append("}")
         parts.append("\n".join(lines) + "\n")
     return "\n".join(parts)
