@@ -7,7 +7,7 @@ from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Role
-from tests.factories import make_token, make_user
+from tests.factories import make_collection, make_token, make_user
 from tests.openapi_check import check_response
 
 
@@ -75,3 +75,19 @@ def admin_api(admin_user) -> ApiClient:
     client = ApiClient().as_token(raw)
     client.user = admin_user
     return client
+
+
+@pytest.fixture
+def posts_collection():
+    """``posts``: drafts, revisions and scheduling, with a required title, a body and a view count."""
+    return make_collection(
+        "posts",
+        label="Posts",
+        label_singular="Post",
+        supports=["drafts", "revisions", "scheduling"],
+        fields=[
+            {"slug": "title", "type": "string", "required": True},
+            {"slug": "body", "type": "text"},
+            {"slug": "views", "type": "integer"},
+        ],
+    )
