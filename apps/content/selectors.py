@@ -51,8 +51,11 @@ def _order_keys(
         options = ", ".join([*SYSTEM_ORDERS, *sortable_fields(collection)])
         raise ValidationError(details={"orderBy": f"Cannot order by '{order_by}'; choose one of: {options}."})
     column = "data" if drafts else "live_data"
-    annotation = {"sort_value": JsonKey(column, field.slug, numeric=FIELD_TYPES[field.type].numeric)}
-    return [SortKey("sort_value", descending, nullable=True), SortKey("id", descending)], annotation
+    # Named after the field: the name is part of the ordering a cursor is bound to, so a cursor of one field's
+    # ordering is refused by another's instead of being compared with the wrong values.
+    name = f"sort_{field.slug}"
+    annotation = {name: JsonKey(column, field.slug, numeric=FIELD_TYPES[field.type].numeric)}
+    return [SortKey(name, descending, nullable=True), SortKey("id", descending)], annotation
 
 
 def entry_list(
