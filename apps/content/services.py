@@ -570,6 +570,21 @@ def entry_restore(*, actor: Actor, entry: Entry | str) -> Entry:
     entry = _lock(entry)
     authorize(actor, "content.delete", owner_id=entry.author_id)
     states.check("restore", entry)
+    # A group has one entry per locale; another may have taken this one's while it was in the trash.
+    sibling = (
+        Entry.objects.filter(
+            translation_group=entry.translation_group, locale=entry.locale, deleted_at__isnull=True
+        )
+        .exclude(pk=entry.pk)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if sibling:
+        raise Conflict(
+            f"The translation group already has a '{entry.locale}' entry ({sibling}); trash it first to restore "
+            "this one.",
+            details={"locale": f"Taken by {sibling}."},
+        )
     slug = entry.slug
     if _slug_taken(entry.collection_id, entry.locale, slug, exclude=entry.pk):
         slug = free_slug(entry.collection_id, entry.locale, slug, exclude=entry.pk)
