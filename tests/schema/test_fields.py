@@ -544,3 +544,29 @@ def test_making_a_field_unique_over_duplicate_data_is_refused(admin_api, posts_c
     # Once the values differ, the same change succeeds.
     Entry.objects.filter(pk=second.pk).update(data={"title": "Different"})
     assert admin_api.patch(f"{FIELDS}/title", {"unique": True}, format="json").status_code == 200
+
+
+def test_restoring_an_entry_whose_unique_value_was_taken_meanwhile_is_409(admin_api, isbn_collection):
+    first = make_entry(isbn_collection, {"title": "One", "isbn": "978-3"})
+    admin_api.delete(f"/_cms/api/content/books/{first.pk}")
+    second = make_entry(isbn_collection, {"title": "Two", "isbn": "978-3"})
+    response = admin_api.post(f"/_cms/api/content/books/{first.pk}/restore", {}, format="json")
+    assert response.status_code == 409
+    assert problem(response) == {
+        "code": "CONFLICT",
+        "message": f"'isbn' must be unique in 'books'; entry {second.pk} already has '978-3'.",
+        "details": {"isbn": f"Already used by entry {second.pk}."},
+    }
+    assert Entry.objects.get(pk=first.pk).deleted_at is not None
+
+
+def test_restoring_a_revision_with_a_taken_unique_value_is_409(admin_api, isbn_collection):
+    first = make_entry(isbn_collection, {"title": "One", "isbn": "978-3"})
+    old = first.revisions.get()
+    admin_api.patch(f"/_cms/api/content/books/{first.pk}", {"data": {"isbn": "978-4"}}, format="json")
+    make_entry(isbn_collection, {"title": "Two", "isbn": "978-3"})
+    response = admin_api.post(f"/_cms/api/revisions/{old.pk}/restore", {}, format="json")
+    assert response.status_code == 409
+    assert problem(response)["code"] == "CONFLICT"
+    first.refresh_from_db()
+    assert first.data == {"title": "One", "isbn": "978-4"}
