@@ -244,10 +244,11 @@ def _set_credits(entry: Entry, bylines: list[dict] | None) -> None:
     if bylines is None:
         return
     ids = [item.get("bylineId") for item in bylines]
+    # Keys are dotted paths (docs/decisions.md), as the request parser reports the same list's shape errors.
     problems = {}
     for index, item in enumerate(bylines):
         if not isinstance(item.get("bylineId"), str):
-            problems[f"bylines[{index}].bylineId"] = "Required: the id of a byline."
+            problems[f"bylines.{index}.bylineId"] = "Required: the id of a byline."
     if len(set(ids)) != len(ids):
         problems["bylines"] = "A byline may be credited once per entry."
     found = {
@@ -255,7 +256,7 @@ def _set_credits(entry: Entry, bylines: list[dict] | None) -> None:
     }
     for index, byline_id in enumerate(ids):
         if isinstance(byline_id, str) and byline_id not in found:
-            problems[f"bylines[{index}].bylineId"] = f"No byline {byline_id}."
+            problems[f"bylines.{index}.bylineId"] = f"No byline {byline_id}."
     if problems:
         raise ValidationError(details=problems)
     EntryByline.objects.filter(entry=entry).delete()
