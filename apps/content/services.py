@@ -197,7 +197,11 @@ def _check_locale(locale: str | None) -> str:
 
 def _lock(entry: Entry | str, collection: Collection | None = None) -> Entry:
     entry_id = entry if isinstance(entry, str) else entry.pk
-    locked = Entry.objects.select_for_update().select_related("collection").filter(pk=entry_id).first()
+    # of=self: the join would otherwise lock the collection row too, making every write in a collection wait for
+    # the others and for any edit of the collection.
+    locked = (
+        Entry.objects.select_for_update(of=("self",)).select_related("collection").filter(pk=entry_id).first()
+    )
     if locked is None or (collection is not None and locked.collection_id != collection.pk):
         raise NotFound(f"No entry {entry_id}" + (f" in '{collection.slug}'." if collection else "."))
     return locked
@@ -750,7 +754,9 @@ def publish_due(*, at: datetime | None = None, limit: int = 200) -> list[Entry]:
     for entry_id in due:
         with transaction.atomic():
             entry = (
-                Entry.objects.select_for_update(skip_locked=True)
+                # Only the entry row: with the collection row locked too, a worker would skip every due entry of a
+                # collection another worker (or a collection edit) had locked, and leave them for a later pass.
+                Entry.objects.select_for_update(skip_locked=True, of=("self",))
                 .select_related("collection")
                 .filter(
                     pk=entry_id, status=Status.SCHEDULED, deleted_at__isnull=True, scheduled_at__lte=moment
