@@ -184,3 +184,41 @@ def test_an_update_waits_for_the_row_lock_and_checks_rev_after_it(editor_token, 
         # The other writer gave up; ours goes through on the version it read.
         assert response.status_code == 200
         assert (stored.version, stored.data) == (2, {"f0": 0, "f1": 1})
+
+
+@pytest.mark.requires_postgres
+def test_an_entry_write_does_not_wait_for_a_collection_edit(editor_token, notes):
+    holder, observer = raw_connection(), raw_connection()
+    observer.autocommit = True
+    try:
+        with holder.cursor() as cursor:
+            # An operator is renaming the collection in a transaction that has not committed yet.
+            cursor.execute("UPDATE schema_collection SET label = 'Memos' WHERE slug = 'notes'")
+            cursor.execute("SELECT pg_backend_pid()")
+            holder_pid = cursor.fetchone()[0]
+        results: list = []
+        request = threading.Thread(
+            target=lambda: (
+                results.append(patch(editor_token, notes.pk, {"data": {"f1": 1}})()),
+                connections.close_all(),
+            )
+        )
+        request.start()
+        # The request either finishes or waits for the operator's transaction; it must not wait.
+        while request.is_alive():
+            with observer.cursor() as cursor:
+                cursor.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE %s = ANY(pg_blocking_pids(pid))",
+                    [holder_pid],
+                )
+                blocked = cursor.fetchone()[0]
+            if blocked:
+                holder.rollback()
+                request.join(timeout=60)
+                pytest.fail("the entry write waited for a lock on its collection")
+            request.join(timeout=0.05)
+        holder.rollback()
+    finally:
+        holder.close()
+        observer.close()
+    assert results[0].status_code == 200
