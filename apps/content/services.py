@@ -380,11 +380,17 @@ def entry_create(
         with transaction.atomic():
             entry.save(force_insert=True)
     except IntegrityError:
-        # A concurrent writer took the slug (or a unique value) between our check and the insert.
+        # A concurrent writer took the slug or a unique value between our checks and the insert. Its row is
+        # committed now (the insert waited for it), so checking the unique values again names it.
+        _check_unique_values(entry, fields, None)
         if slug is not None:
             raise DuplicateSlug(f"The slug '{entry.slug}' was just taken; choose another.") from None
         entry.slug = free_slug(collection.pk, locale, entry.slug)
-        entry.save(force_insert=True)
+        try:
+            with transaction.atomic():
+                entry.save(force_insert=True)
+        except IntegrityError:
+            raise Conflict("A unique value or the slug was just taken by another entry; retry.") from None
     _set_credits(entry, bylines)
     if translation_of is not None:
         _sync_translations(entry, fields, actor)
