@@ -222,3 +222,48 @@ def test_an_entry_write_does_not_wait_for_a_collection_edit(editor_token, notes)
         holder.close()
         observer.close()
     assert results[0].status_code == 200
+
+
+# --- concurrent creates ---------------------------------------------------------------------------------------------
+
+
+def create(token: str, collection: str, body: dict) -> Callable[[], object]:
+    def send():
+        return ApiClient().as_token(token).post(f"/_cms/api/content/{collection}", body, format="json")
+
+    return send
+
+
+def test_two_creates_with_the_same_title_get_different_slugs(editor_token, notes):
+    make_collection("posts", fields=[{"slug": "title"}])
+    results = run_together(
+        *(create(editor_token, "posts", {"data": {"title": "Same title"}}) for _ in range(2))
+    )
+    assert [result.status_code for result in results] == [201, 201]
+    assert sorted(result.json()["data"]["item"]["slug"] for result in results) == [
+        "same-title",
+        "same-title-2",
+    ]
+
+
+def test_two_creates_with_the_same_explicit_slug_one_is_a_duplicate(editor_token, notes):
+    make_collection("posts", fields=[{"slug": "title"}])
+    results = run_together(
+        *(create(editor_token, "posts", {"data": {"title": "x"}, "slug": "taken"}) for _ in range(2))
+    )
+    assert sorted(result.status_code for result in results) == [201, 409]
+    loser = next(result for result in results if result.status_code == 409)
+    assert loser.json()["error"]["code"] == "DUPLICATE_SLUG"
+    assert Entry.objects.filter(collection__slug="posts").count() == 1
+
+
+def test_two_creates_with_the_same_unique_value_one_is_a_conflict(editor_token, notes):
+    make_collection("books", fields=[{"slug": "title"}, {"slug": "isbn", "unique": True}])
+    results = run_together(
+        create(editor_token, "books", {"data": {"title": "One", "isbn": "978-3"}}),
+        create(editor_token, "books", {"data": {"title": "Two", "isbn": "978-3"}}),
+    )
+    assert sorted(result.status_code for result in results) == [201, 409], [r.json() for r in results]
+    loser = next(result for result in results if result.status_code == 409)
+    assert loser.json()["error"]["code"] == "CONFLICT"
+    assert Entry.objects.filter(collection__slug="books").count() == 1
