@@ -79,8 +79,8 @@ class Server:
             try:
                 if requests.get(f"{base}/_cms/api/health", timeout=2).status_code == 200:
                     return
-            except requests.ConnectionError:
-                pass
+            except (requests.ConnectionError, requests.Timeout):
+                pass  # not listening yet, or a worker still starting on a busy machine
             time.sleep(0.3)
         raise AssertionError("server did not become healthy:\n" + "".join(self.lines))
 
