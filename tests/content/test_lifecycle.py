@@ -467,3 +467,25 @@ def test_restoring_an_unknown_revision_is_404(admin_api, posts_collection):
 def test_item_body_helper_matches_a_plain_get(admin_api, draft_entry):
     # The helper the tests compare with is itself checked against the API once.
     assert admin_api.get(entry_url(draft_entry)).json()["data"]["item"] == item_body(draft_entry)
+
+
+def test_without_drafts_support_edits_of_a_published_entry_go_live_at_once(admin_api, client_for):
+    make_collection("notices", supports=[], fields=[{"slug": "title"}])
+    entry = admin_api.post(
+        "/_cms/api/content/notices", {"data": {"title": "Open"}, "status": "published"}, format="json"
+    ).json()["data"]["item"]
+    response = admin_api.patch(
+        f"/_cms/api/content/notices/{entry['id']}", {"data": {"title": "Closed"}}, format="json"
+    )
+    assert "liveData" not in response.json()["data"]["item"]
+    reader = client_for(role=Role.SUBSCRIBER, scopes=["content:read"])
+    live = reader.get(f"/_cms/api/content/notices/{entry['id']}").json()["data"]["item"]
+    assert live["data"] == {"title": "Closed"}
+
+
+def test_a_trashed_entry_can_be_duplicated(admin_api, draft_entry):
+    admin_api.delete(entry_url(draft_entry))
+    response = admin_api.post(entry_url(draft_entry, "/duplicate"), {}, format="json")
+    assert response.status_code == 201
+    item = response.json()["data"]["item"]
+    assert (item["slug"], item["status"], item["deletedAt"]) == ("hello-world-copy", "draft", None)
