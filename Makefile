@@ -27,8 +27,16 @@ run: $(VENV)/.prod-installed
 	$(PY) manage.py cms_setup --print-token
 	PY=$(PY) exec bash scripts/serve.sh
 
+# The TypeScript compiler that checks the schema export (tests/schema/test_export.py). Without npm those tests skip,
+# except under CI, where they fail.
+TS_CHECK := tests/typescript/node_modules/.ci-installed
+$(TS_CHECK): tests/typescript/package.json tests/typescript/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix tests/typescript --no-audit --no-fund --loglevel=error && touch $@; \
+	else echo "npm not found: the TypeScript export will not be compiled by the tests."; fi
+
 ## Lint, migration check and the whole test suite on SQLite, then on PostgreSQL when one is reachable.
-test: $(VENV)/.dev-installed
+test: $(VENV)/.dev-installed $(TS_CHECK)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
@@ -54,4 +62,4 @@ constraints: $(VENV)/.dev-installed
 	  $(PY) -m pip freeze --exclude-editable | grep -v -i -E '^(pip|setuptools)==' ) > requirements/constraints.txt
 
 clean:
-	rm -rf $(VENV) var/static
+	rm -rf $(VENV) var/static tests/typescript/node_modules

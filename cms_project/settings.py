@@ -158,6 +158,9 @@ if _db["ENGINE"] == "django.db.backends.sqlite3":
             " PRAGMA cache_size=-20000; PRAGMA temp_store=MEMORY",
         }
     )
+    # The test database is a file too (Django's default is a shared in-memory one, whose table locks fail at once
+    # instead of waiting), so tests with concurrent writers see the locking production has.
+    _db["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
 DATABASES = {"default": _db}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

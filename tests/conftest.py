@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from apps.accounts import mail
 from apps.accounts.models import Role
 from apps.plugins import registry
-from tests.factories import make_token, make_user
+from tests.factories import make_collection, make_token, make_user
 from tests.openapi_check import check_response
 
 
@@ -109,3 +109,19 @@ def delivered(django_capture_on_commit_callbacks, mailoutbox):
         mail.wait()
 
     return capture
+
+
+@pytest.fixture
+def posts_collection():
+    """``posts``: drafts, revisions and scheduling, with a required title, a body and a view count."""
+    return make_collection(
+        "posts",
+        label="Posts",
+        label_singular="Post",
+        supports=["drafts", "revisions", "scheduling"],
+        fields=[
+            {"slug": "title", "type": "string", "required": True},
+            {"slug": "body", "type": "text"},
+            {"slug": "views", "type": "integer"},
+        ],
+    )

@@ -49,40 +49,50 @@ PDF_BYTES = (
 )
 
 
-def make_collection(slug: str = "posts", fields=(("title", "string"),), **options):
-    """A collection with fields given as (slug, type) or (slug, type, {extra definition}), made through the services."""
+def make_collection(slug: str = "posts", fields=(), *, label: str | None = None, supports=None, **attributes):
+    """A collection made through the services, with ``fields`` given as dicts in the model's names (slug, type,
+    required, validation, …) or as (slug, type) / (slug, type, {more}) tuples. Returns the cached read copy."""
     from apps.schema import services as schema_services
-
-    actor = Actor.system()
-    collection = schema_services.collection_create(
-        actor=actor, slug=slug, label=options.pop("label", slug.title()), **options
-    )
-    for spec in fields:
-        field_slug, field_type, *extra = spec
-        schema_services.field_create(
-            actor=actor,
-            collection=collection,
-            definition={
-                "slug": field_slug,
-                "label": field_slug.title(),
-                "type": field_type,
-                **(extra[0] if extra else {}),
-            },
-        )
     from apps.schema.selectors import collection_for_read
 
+    collection = schema_services.collection_create(
+        actor=Actor.system(),
+        slug=slug,
+        label=label or slug.replace("_", " ").title(),
+        supports=list(supports) if supports is not None else None,
+        **attributes,
+    )
+    for spec in fields:
+        if isinstance(spec, dict):
+            make_field(collection, **spec)
+        else:
+            field_slug, field_type, *extra = spec
+            make_field(collection, field_slug, field_type, **(extra[0] if extra else {}))
     return collection_for_read(slug=slug)
 
 
-def make_entry(
-    collection, data: dict, *, status: str = "draft", author: User | None = None, slug: str | None = None
-):
+def make_field(collection, slug: str, type: str = "string", **definition):
+    from apps.schema import services as schema_services
+
+    definition.setdefault("label", slug.replace("_", " ").title())
+    return schema_services.field_create(
+        actor=Actor.system(), collection=collection, definition={"slug": slug, "type": type, **definition}
+    )
+
+
+def make_entry(collection, data=None, *, author: User | None = None, **options):
+    """An entry created through the content service by the system, owned by ``author`` when given."""
     from apps.content import services as content_services
 
-    actor = Actor.system() if author is None else Actor.for_session(author)
     return content_services.entry_create(
-        actor=actor, collection=collection, data=data, status=status, slug=slug, author=author
+        actor=Actor.system(), collection=collection, data=data or {}, author=author, **options
     )
+
+
+def make_byline(display_name: str = "Ada Lovelace", **options):
+    from apps.content import services as content_services
+
+    return content_services.byline_create(actor=Actor.system(), display_name=display_name, **options)
 
 
 def make_media(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import threading
 from functools import cache
 
 import jsonschema
@@ -63,6 +64,10 @@ def _components() -> dict:
     return _closed(copy.deepcopy(openapi_document().get("components", {})))
 
 
+# Generating the document is not thread-safe (drf-spectacular), and concurrency tests answer from several threads.
+_first_use = threading.Lock()
+
+
 def operation_for(method: str, path: str) -> dict | None:
     for pattern, operations in _routes():
         if pattern.match(path) and method.lower() in operations:
@@ -75,7 +80,9 @@ def check_response(method: str, path: str, response) -> None:
         return  # not the API, or the deliberately failing test-only endpoints (tests/core/urls.py)
     if path.endswith(("/openapi.json", "/docs")) or method.upper() in {"OPTIONS", "HEAD"}:
         return
-    operation = operation_for(method, path)
+    with _first_use:
+        operation = operation_for(method, path)
+        components = _components()
     if operation is None:
         if response.status_code in (404, 405):
             return  # an unknown route or method, answered by the generic handlers
@@ -96,7 +103,7 @@ def check_response(method: str, path: str, response) -> None:
         raise AssertionError(f"{method} {path} answered {media}, documented: {', '.join(content)}")
     if media != "application/json":
         return
-    schema = {"components": _components(), "$defs": {"target": _closed(content[media]["schema"])}}
+    schema = {"components": components, "$defs": {"target": _closed(content[media]["schema"])}}
     schema["$ref"] = "#/$defs/target"
     body = json.loads(response.content)
     try:

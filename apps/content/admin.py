@@ -23,7 +23,8 @@ class EntryForm(ServiceForm):
 
     def perform(self, data):
         actor = Actor.for_session(self.request.user)
-        if self.instance.pk:
+        # Not `instance.pk`: a new row already has its ULID (a field default) before it is saved.
+        if not self.instance._state.adding:
             return services.entry_update(
                 actor=actor, entry=self.instance, data=data["data"], slug=data.get("slug") or None
             )

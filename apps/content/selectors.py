@@ -150,7 +150,9 @@ def entry_list(
         keys=keys,
         cursor=cursor,
         limit=limit,
-        scope=f"entries:{collection.pk}:{int(drafts)}",
+        # The ordering's name is part of the scope a cursor is bound to, so a cursor of one field's ordering is
+        # refused by another's instead of being compared with the wrong values.
+        scope=f"entries:{collection.pk}:{int(drafts)}:{ORDER_ALIASES.get(order_by, order_by)}",
         row=lambda values: EntryRow(**values),
     )
     attach_credits(page.items)

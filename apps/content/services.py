@@ -253,10 +253,11 @@ def _set_credits(entry: Entry, bylines: list[dict] | None) -> None:
     if bylines is None:
         return
     ids = [item.get("bylineId") for item in bylines]
+    # Keys are dotted paths (docs/decisions.md), as the request parser reports the same list's shape errors.
     problems = {}
     for index, item in enumerate(bylines):
         if not isinstance(item.get("bylineId"), str):
-            problems[f"bylines[{index}].bylineId"] = "Required: the id of a byline."
+            problems[f"bylines.{index}.bylineId"] = "Required: the id of a byline."
     if len(set(ids)) != len(ids):
         problems["bylines"] = "A byline may be credited once per entry."
     found = {
@@ -264,7 +265,7 @@ def _set_credits(entry: Entry, bylines: list[dict] | None) -> None:
     }
     for index, byline_id in enumerate(ids):
         if isinstance(byline_id, str) and byline_id not in found:
-            problems[f"bylines[{index}].bylineId"] = f"No byline {byline_id}."
+            problems[f"bylines.{index}.bylineId"] = f"No byline {byline_id}."
     if problems:
         raise ValidationError(details=problems)
     EntryByline.objects.filter(entry=entry).delete()
@@ -384,11 +385,17 @@ def entry_create(
         with transaction.atomic():
             entry.save(force_insert=True)
     except IntegrityError:
-        # A concurrent writer took the slug (or a unique value) between our check and the insert.
+        # A concurrent writer took the slug or a unique value between our checks and the insert. Its row is
+        # committed now (the insert waited for it), so checking the unique values again names it.
+        _check_unique_values(entry, fields, None)
         if slug is not None:
             raise DuplicateSlug(f"The slug '{entry.slug}' was just taken; choose another.") from None
         entry.slug = free_slug(collection.pk, locale, entry.slug)
-        entry.save(force_insert=True)
+        try:
+            with transaction.atomic():
+                entry.save(force_insert=True)
+        except IntegrityError:
+            raise Conflict("A unique value or the slug was just taken by another entry; retry.") from None
     _set_credits(entry, bylines)
     if translation_of is not None:
         _sync_translations(entry, fields, actor)
@@ -588,6 +595,21 @@ def entry_restore(*, actor: Actor, entry: Entry | str, collection: Collection | 
     entry = _lock(entry, collection)
     authorize(actor, "content.delete", owner_id=entry.author_id)
     states.check("restore", entry)
+    # A group has one entry per locale; another may have taken this one's while it was in the trash.
+    sibling = (
+        Entry.objects.filter(
+            translation_group=entry.translation_group, locale=entry.locale, deleted_at__isnull=True
+        )
+        .exclude(pk=entry.pk)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if sibling:
+        raise Conflict(
+            f"The translation group already has a '{entry.locale}' entry ({sibling}); trash it first to restore "
+            "this one.",
+            details={"locale": f"Taken by {sibling}."},
+        )
     slug = entry.slug
     if _slug_taken(entry.collection_id, entry.locale, slug, exclude=entry.pk):
         slug = free_slug(entry.collection_id, entry.locale, slug, exclude=entry.pk)
@@ -754,7 +776,9 @@ def publish_due(*, at: datetime | None = None, limit: int = 200) -> list[Entry]:
     for entry_id in due:
         with transaction.atomic():
             entry = (
-                Entry.objects.select_for_update(skip_locked=True)
+                # Only the entry row: with the collection row locked too, a worker would skip every due entry of a
+                # collection another worker (or a collection edit) had locked, and leave them for a later pass.
+                Entry.objects.select_for_update(skip_locked=True, of=("self",))
                 .select_related("collection")
                 .filter(
                     pk=entry_id, status=Status.SCHEDULED, deleted_at__isnull=True, scheduled_at__lte=moment

@@ -49,6 +49,11 @@ class ServiceAdminMixin:
     def save_related(self, request, form, formsets, change):
         """Related objects are written by the services, not by the admin."""
 
+    def construct_change_message(self, request, form, formsets, add=False):
+        # The inline formsets were never saved (the services write related rows), so they have no new, changed or
+        # deleted objects to report; Django's default would read those attributes and fail.
+        return super().construct_change_message(request, form, [], add)
+
     def run_service(self, request, action, label: str, items) -> None:
         done, failed = 0, []
         for item in items:

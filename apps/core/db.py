@@ -76,6 +76,18 @@ class IndexBackend:
     def _quote(self, name: str) -> str:
         return connection.ops.quote_name(name)
 
+    def _ddl(self, sql: str) -> None:
+        with connection.cursor() as cursor:
+            if self.vendor == "postgresql":
+                # PostgreSQL refuses CREATE/DROP INDEX on a table with pending trigger events, which the deferred
+                # foreign-key checks of rows written earlier in the same transaction are (an import that adds
+                # entries, then a field). Run those checks now, then defer again for the rest of the transaction.
+                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+                cursor.execute(sql)
+                cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+            else:
+                cursor.execute(sql)
+
     def _where(self, column: str, value: str) -> str:
         if not _ID_RE.match(value):
             raise ValueError(f"not an id: {value!r}")
@@ -96,15 +108,17 @@ class IndexBackend:
         expression = json_key_sql(self.vendor, self._quote(json_column), key, numeric=numeric)
         # NULLs first ascending equals NULLs last descending: one index walks both ways, the order SQLite uses natively.
         nulls = " NULLS FIRST" if self.vendor == "postgresql" else ""
-        # The scope column leads although the WHERE fixes it: with it, SQLite's planner sees that this index serves
-        # both the equality and the ORDER BY, and prefers it to the other (collection_id, …) indexes plus a sort.
+        # The scope column leads although the predicate fixes it: without statistics SQLite prices any index that
+        # starts with an equality on the scope (the created/updated/published ones) below a scan of this index, and
+        # sorted all of the collection's rows instead. Leading with it too, this index wins the same search and
+        # delivers the order. An expression element must be parenthesised as a whole (PostgreSQL refuses the
+        # numeric form `(…)::double precision` bare); parentheses do not change the expression the planners match.
         sql = (
             f"CREATE INDEX {self._quote(name)} ON {self._quote(table)} "
-            f"({self._quote(scope_column)}, {expression}{nulls}, {self._quote('id')}) "
+            f"({self._quote(scope_column)}, ({expression}){nulls}, {self._quote('id')}) "
             f"WHERE {self._where(scope_column, scope)}"
         )
-        with connection.cursor() as cursor:
-            cursor.execute(sql)
+        self._ddl(sql)
 
     def create_unique_index(
         self,
@@ -123,12 +137,10 @@ class IndexBackend:
             f"CREATE UNIQUE INDEX {self._quote(name)} ON {self._quote(table)} ({self._quote(per_column)}, {expression}) "
             f"WHERE {self._where(scope_column, scope)}"
         )
-        with connection.cursor() as cursor:
-            cursor.execute(sql)
+        self._ddl(sql)
 
     def drop_index(self, name: str) -> None:
-        with connection.cursor() as cursor:
-            cursor.execute(f"DROP INDEX IF EXISTS {self._quote(name)}")
+        self._ddl(f"DROP INDEX IF EXISTS {self._quote(name)}")
 
     def index_exists(self, name: str) -> bool:
         with connection.cursor() as cursor:

@@ -24,7 +24,8 @@ class CollectionForm(ServiceForm):
     def perform(self, data):
         actor = Actor.for_session(self.request.user)
         values = {name: data.get(name) or ("" if name != "supports" else []) for name in self.Meta.fields}
-        if self.instance.pk:
+        # Not `instance.pk`: a new row already has its ULID (a field default) before it is saved.
+        if not self.instance._state.adding:
             values.pop("slug")
             return services.collection_update(actor=actor, collection=self.instance, changes=values)
         return services.collection_create(actor=actor, **values)
@@ -90,7 +91,8 @@ class FieldForm(ServiceForm):
         definition = {name: data.get(name) for name in self.Meta.fields if name != "collection"}
         definition["validation"] = definition["validation"] or {}
         definition["options"] = definition["options"] or {}
-        if self.instance.pk:
+        # Not `instance.pk`: a new row already has its ULID (a field default) before it is saved.
+        if not self.instance._state.adding:
             definition.pop("slug")
             return services.field_update(actor=actor, field=self.instance, changes=definition)
         return services.field_create(actor=actor, collection=data["collection"], definition=definition)

@@ -5,6 +5,8 @@ Fields are optional (``?``) unless required. The output is checked with the Type
 
 from __future__ import annotations
 
+import re
+
 from apps.schema.field_types import FIELD_TYPES
 from apps.schema.models import Collection
 
@@ -54,6 +56,14 @@ export interface CmsTermRef {
   parentId: string | null;
 }
 
+export interface CmsCredit {
+  bylineId: string;
+  displayName: string;
+  roleLabel: string;
+  userId: string | null;
+  isGuest: boolean;
+}
+
 export interface CmsEntry {
   id: string;
   type: string;
@@ -63,6 +73,7 @@ export interface CmsEntry {
   translationGroup: string;
   authorId: string | null;
   primaryBylineId: string | null;
+  bylines: CmsCredit[];
   createdAt: string;
   updatedAt: string;
   publishedAt: string | null;
@@ -79,6 +90,7 @@ RESERVED_NAMES = {
     "PortableTextBlock",
     "CmsImage",
     "CmsFile",
+    "CmsCredit",
     "CmsEntry",
     "CmsTermRef",
     "Array",
@@ -87,24 +99,37 @@ RESERVED_NAMES = {
 
 
 def interface_name(slug: str) -> str:
-    name = "".join(part[:1].upper() + part[1:] for part in slug.split("_") if part) or "Collection"
+    """PascalCase of the slug, one name per slug: an underscore before a letter becomes the letter's capital (slugs
+    are lowercase, so the capital marks it), any other underscore stays (``post_1`` is Post_1, ``post1`` Post1)."""
+    name = slug[:1].upper() + re.sub(r"_([a-z])", lambda match: match.group(1).upper(), slug[1:])
     return f"{name}Collection" if name in RESERVED_NAMES else name
+
+
+def comment(text: str) -> str:
+    """Text safe inside a /** … */ comment."""
+    return text.replace("*/", "* /")
 
 
 def render(collections: list[Collection]) -> str:
     parts = [PRELUDE]
+    used: set[str] = set()
     for collection in collections:
         name = interface_name(collection.slug)
-        lines = [f"/** {collection.label} */", f"export interface {name} extends CmsEntry {{"]
+        while name in used:  # only a reserved name's "Collection" form can meet another slug's name
+            name += "_"
+        used.add(name)
+        lines = [f"/** {comment(collection.label)} */", f"export interface {name} extends CmsEntry {{"]
         lines.append(f'  type: "{collection.slug}";')
         lines.append("  data: {")
         for field in collection.fields.all():
             field_type = FIELD_TYPES[field.type]
             optional = "" if field.required else "?"
             ts_type = field_type.typescript(validation=field.validation or {}, options=field.options or {})
-            lines.append(f"    /** {field.label.replace('*/', '* /')} ({field.type}) */")
+            lines.append(f"    /** {comment(field.label)} ({field.type}) */")
             lines.append(f"    {field.slug}{optional}: {ts_type};")
         lines.append("  };")
+        lines.append("  /** The published version, present when it differs from data. */")
+        lines.append(f'  liveData?: {name}["data"];')
         lines.append("}")
         parts.append("\n".join(lines) + "\n")
     return "\n".join(parts)

@@ -25,7 +25,7 @@ def primary(admin_api):
 
 @pytest.fixture
 def posts():
-    return make_collection("posts")
+    return make_collection("posts", fields=[("title", "string")])
 
 
 def add(client, body, menu="primary"):

@@ -27,7 +27,7 @@ def admin_client():
 @pytest.fixture
 def objects():
     actor = Actor.system()
-    make_collection("posts")
+    make_collection("posts", fields=[("title", "string")])
     taxonomy = taxonomy_services.taxonomy_create(actor=actor, name="category", label="C", hierarchical=True)
     term = taxonomy_services.term_create(actor=actor, taxonomy=taxonomy, label="News")
     menu = menu_services.menu_create(actor=actor, name="primary", label="Primary")

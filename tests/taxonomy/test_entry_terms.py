@@ -15,7 +15,7 @@ CONTENT = "/_cms/api/content/posts"
 
 @pytest.fixture
 def posts():
-    return make_collection("posts")
+    return make_collection("posts", fields=[("title", "string")])
 
 
 @pytest.fixture
@@ -25,7 +25,7 @@ def taxonomies(posts):
         actor=actor, name="category", label="Categories", hierarchical=True, collections=["posts"]
     )
     tag = taxonomy_services.taxonomy_create(actor=actor, name="tag", label="Tags", collections=["posts"])
-    make_collection("pages")
+    make_collection("pages", fields=[("title", "string")])
     elsewhere = taxonomy_services.taxonomy_create(
         actor=actor, name="section", label="Sections", collections=["pages"]
     )
@@ -99,7 +99,7 @@ def test_entry_answers_carry_terms_by_taxonomy(admin_api, posts, taxonomies):
 
 
 def test_collections_without_taxonomies_show_no_terms_key(admin_api, taxonomies):
-    notes = make_collection("notes")
+    notes = make_collection("notes", fields=[("title", "string")])
     entry = make_entry(notes, {"title": "Note"})
     assert "terms" not in admin_api.get(f"/_cms/api/content/notes/{entry.pk}").json()["data"]["item"]
 

@@ -13,7 +13,7 @@ TAXONOMIES = "/_cms/api/taxonomies"
 
 @pytest.fixture
 def posts():
-    return make_collection("posts")
+    return make_collection("posts", fields=[("title", "string")])
 
 
 @pytest.fixture
@@ -83,7 +83,7 @@ def test_taxonomy_validation(admin_api, posts, categories):
 
 
 def test_update_keeps_the_name_and_detaches_dropped_collections(admin_api, posts, categories):
-    pages = make_collection("pages")
+    pages = make_collection("pages", fields=[("title", "string")])
     news = term(admin_api, "category", label="News")
     entry = make_entry(posts, {"title": "Hello"})
     admin_api.post(

@@ -231,7 +231,9 @@ class EntryViewSet(CmsViewSet):
             }
         )
 
-    @endpoint("content.delete", response=EntryWithRevOut, summary="Restore an entry from the trash")
+    @endpoint(
+        "content.delete", response=EntryWithRevOut, errors=(409,), summary="Restore an entry from the trash"
+    )
     def restore(self, request, collection: str, ref: str):
         entry = services.entry_restore(actor=actor_from_request(request), **self._addressed(collection, ref))
         return self._written(entry, collection)
@@ -298,7 +300,12 @@ class RevisionViewSet(CmsViewSet):
         revision = selectors.revision_get(revision_id=pk)
         return ok(present_revision(revision, collection_slug=revision.collection.slug))
 
-    @endpoint("content.update", response=EntryWithRevOut, summary="Restore a revision into the working copy")
+    @endpoint(
+        "content.update",
+        response=EntryWithRevOut,
+        errors=(409,),
+        summary="Restore a revision into the working copy",
+    )
     def restore(self, request, pk: str):
         """The entry's working copy becomes the revision's data, recorded as a new revision. Nothing is published."""
         revision = selectors.revision_get(revision_id=pk)
