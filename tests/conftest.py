@@ -13,6 +13,14 @@ from apps.accounts.models import Role
 from apps.plugins import registry
 from tests.factories import make_collection, make_token, make_user
 from tests.openapi_check import check_response
+from tests.testdata import TESTDATA
+
+
+def pytest_configure(config):
+    if not (TESTDATA / "SOURCES.md").is_file():
+        raise pytest.UsageError(
+            f"The shared test data is not at {TESTDATA}: set CMS_TESTDATA_DIR to its testdata directory."
+        )
 
 
 def pytest_collection_modifyitems(items):

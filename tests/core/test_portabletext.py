@@ -1,13 +1,13 @@
 """Portable Text structure checks against the public Portable Text fixtures in shared/testdata."""
 
 import json
-from pathlib import Path
 
 import pytest
 
 from apps.core import portabletext
+from tests.testdata import TESTDATA
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "testdata" / "portabletext" / "to-html-fixtures"
+FIXTURES = TESTDATA / "portabletext" / "to-html-fixtures"
 
 
 # Fixtures that rely on a schema's own types (inline objects such as ratings, image hotspots, list styles and marks of
