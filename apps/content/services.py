@@ -21,11 +21,11 @@ from apps.accounts.models import User
 from apps.accounts.permissions import Actor, authorize
 from apps.content import states
 from apps.content.models import Byline, Entry, EntryByline, Revision, Status
-from apps.core import events
+from apps.core import events, slugs
 from apps.core.db import JsonKey, json_scalar_param
 from apps.core.errors import Conflict, DuplicateSlug, NotFound, ValidationError
 from apps.core.ids import new_id
-from apps.core.slugs import MAX_SLUG_LENGTH, slugify
+from apps.core.slugs import slugify
 from apps.core.timefmt import iso, now
 from apps.schema import selectors as schema_selectors
 from apps.schema.field_types import FIELD_TYPES, FieldValueError, ValueContext
@@ -134,28 +134,9 @@ def _slug_taken(collection_id: str, locale: str, slug: str, exclude: str | None)
 
 
 def free_slug(collection_id: str, locale: str, base: str, exclude: str | None = None) -> str:
-    """``base`` if free in the collection and locale, else ``base-2``, ``base-3`` … (within the length limit)."""
-    live = Entry.objects.filter(collection_id=collection_id, locale=locale, deleted_at__isnull=True).exclude(
-        pk=exclude
-    )
-    if not live.filter(slug=base).exists():
-        return base
-    # A range on the (collection, locale, slug) index finds every "base-…" slug at once; LIKE would scan the table on
-    # SQLite, whose LIKE is case-insensitive and cannot use the index.
-    taken = set(live.filter(slug__gte=f"{base}-", slug__lt=f"{base}.").values_list("slug", flat=True))
-    number = 2
-    while True:
-        suffix = f"-{number}"
-        if len(base) + len(suffix) <= MAX_SLUG_LENGTH:
-            candidate = base + suffix
-            if candidate not in taken:
-                return candidate
-        else:
-            # Near the length limit the base is shortened, so the candidate is outside the range read above.
-            candidate = base[: MAX_SLUG_LENGTH - len(suffix)].rstrip("-") + suffix
-            if not live.filter(slug=candidate).exists():
-                return candidate
-        number += 1
+    """``base`` if free among the live entries of the collection and locale, else the next ``base-N``."""
+    live = Entry.objects.filter(collection_id=collection_id, locale=locale, deleted_at__isnull=True)
+    return slugs.free_slug(live.exclude(pk=exclude) if exclude else live, base)
 
 
 def _slug_source(data: dict) -> str:
@@ -714,11 +695,7 @@ def byline_create(
     authorize(actor, "bylines.manage")
     if not display_name or not display_name.strip():
         raise ValidationError(details={"displayName": "Required."})
-    base = slugify(slug or display_name) or new_id().lower()
-    taken = set(Byline.objects.filter(slug__startswith=base[:40]).values_list("slug", flat=True))
-    candidate, number = base, 2
-    while candidate in taken:
-        candidate, number = f"{base}-{number}", number + 1
+    candidate = slugs.free_slug(Byline.objects.all(), slugify(slug or display_name) or new_id().lower())
     return Byline.objects.create(
         display_name=display_name.strip(),
         slug=candidate,

@@ -18,7 +18,7 @@ from django.db.models import Max
 from apps.accounts.permissions import Actor, authorize
 from apps.core import portabletext
 from apps.core.errors import DuplicateSlug, ValidationError
-from apps.core.slugs import slugify
+from apps.core.slugs import free_slug, slugify
 from apps.core.timefmt import now
 from apps.media.models import MediaItem
 from apps.site.models import Section, SectionSource, SiteSettings, Widget, WidgetArea
@@ -178,11 +178,7 @@ def _section_slug(explicit: str | None, title: str, exclude: str | None = None) 
         raise ValidationError(
             details={"slug": "Give a slug: the title has no letters or digits to make one."}
         )
-    taken = set(others.filter(slug__startswith=base).values_list("slug", flat=True))
-    slug, number = base, 2
-    while slug in taken:
-        slug, number = f"{base}-{number}", number + 1
-    return slug
+    return free_slug(others, base)
 
 
 def _save_section(section: Section) -> Section:

@@ -17,7 +17,7 @@ from apps.accounts.permissions import Actor, authorize
 from apps.content.models import Entry
 from apps.core import events
 from apps.core.errors import DuplicateSlug, ValidationError
-from apps.core.slugs import slugify
+from apps.core.slugs import free_slug, slugify
 from apps.schema.models import Collection
 from apps.schema.services import schema_changed
 from apps.taxonomy.models import EntryTerm, Taxonomy, Term
@@ -137,11 +137,7 @@ def _term_slug(taxonomy: Taxonomy, explicit: str | None, label: str, exclude: st
         raise ValidationError(
             details={"slug": "Give a slug: the label has no letters or digits to make one."}
         )
-    taken = set(siblings.filter(slug__startswith=base).values_list("slug", flat=True))
-    slug, number = base, 2
-    while slug in taken:
-        slug, number = f"{base}-{number}", number + 1
-    return slug
+    return free_slug(siblings, base)
 
 
 def _check_parent(taxonomy: Taxonomy, term: Term | None, parent_id: str | None) -> Term | None:

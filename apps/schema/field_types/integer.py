@@ -1,25 +1,17 @@
 """``integer``: a whole number, with optional min and max. 3.0 and "3" are accepted as 3; 3.5 is refused."""
 
-from apps.schema.field_types.base import FieldType, FieldValueError, check_number_keys, check_range, describe
-from apps.schema.field_types.number import check_bounds, to_number
+from apps.schema.field_types.base import FieldValueError, describe
+from apps.schema.field_types.number import NumberType, check_bounds, to_number
 
 # JSON consumers (JavaScript) lose precision past 2**53; refuse what they could not read back exactly.
 SAFE_LIMIT = 2**53 - 1
 
 
-class IntegerType(FieldType):
-    name = "integer"
-    validation_keys = frozenset({"min", "max"})
-    sortable = True
-    numeric = True
-    can_be_unique = True
-    description = "A whole number."
+class IntegerType(NumberType):
+    """A number type (same validation keys, index and TypeScript type) whose values must be whole."""
 
-    def check_definition(self, validation, options):
-        problems = super().check_definition(validation, options)
-        problems.update(check_number_keys(validation, ("min", "max")))
-        problems.update(check_range(validation, "min", "max"))
-        return problems
+    name = "integer"
+    description = "A whole number."
 
     def normalize(self, value, *, validation, options, context):
         if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
@@ -34,6 +26,3 @@ class IntegerType(FieldType):
             raise FieldValueError(f"Must be between -{SAFE_LIMIT} and {SAFE_LIMIT}.")
         check_bounds(number, validation)
         return number
-
-    def typescript(self, *, validation, options):
-        return "number"
