@@ -39,6 +39,7 @@ $(TS_CHECK): tests/typescript/package.json tests/typescript/package-lock.json
 test: $(VENV)/.dev-installed $(TS_CHECK)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(PY) -m bandit --quiet --recursive apps --severity-level medium
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
 	VENV=$(VENV) bash scripts/run-tests.sh $(PYTEST_ARGS)
 
