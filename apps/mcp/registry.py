@@ -95,23 +95,33 @@ def _clean_schema(node: Any) -> Any:
     return node
 
 
-def _inline(node: Any, definitions: dict) -> Any:
-    """Nested models written in place of ``$ref``s: some clients do not follow references in tool schemas."""
+def _inline(node: Any, definitions: dict, stack: tuple[str, ...], kept: set[str]) -> Any:
+    """Nested models written in place of ``$ref``s (some clients do not follow references in tool schemas), except
+    recursive ones (menu items with children), which stay references into ``$defs``."""
     if isinstance(node, dict):
         reference = node.get("$ref")
         if isinstance(reference, str) and reference.startswith("#/$defs/"):
-            target = _inline(definitions[reference.removeprefix("#/$defs/")], definitions)
+            name = reference.removeprefix("#/$defs/")
+            if name in stack:
+                kept.add(name)
+                return node
+            target = _inline(definitions[name], definitions, (*stack, name), kept)
             return {**target, **{key: value for key, value in node.items() if key != "$ref"}}
-        return {key: _inline(value, definitions) for key, value in node.items()}
+        return {key: _inline(value, definitions, stack, kept) for key, value in node.items()}
     if isinstance(node, list):
-        return [_inline(item, definitions) for item in node]
+        return [_inline(item, definitions, stack, kept) for item in node]
     return node
 
 
 def input_schema(model: type[BaseModel]) -> dict:
     schema = _clean_schema(model.model_json_schema(by_alias=True))
     definitions = schema.pop("$defs", {})
-    schema = _inline(schema, definitions)
+    kept: set[str] = set()
+    schema = _inline(schema, definitions, (), kept)
+    if kept:
+        schema["$defs"] = {
+            name: _inline(definitions[name], definitions, (name,), kept) for name in sorted(kept)
+        }
     schema.setdefault("properties", {})
     schema["additionalProperties"] = False
     return schema

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from apps.mcp.registry import ToolInput, tool
@@ -49,3 +51,58 @@ class MenuCreateIn(ToolInput):
 def menu_create(actor, args: MenuCreateIn) -> dict:
     """Create an empty navigation menu; fill it with menu_set_items. A taken name is [DUPLICATE_SLUG]."""
     return present_menu(services.menu_create(actor=actor, name=args.name, label=args.label))
+
+
+class MenuItemIn(ToolInput):
+    type: Literal["custom", "content", "taxonomy"] = Field(
+        description="custom: a url; content: an entry; taxonomy: a term."
+    )
+    label: str = Field(
+        None,
+        max_length=200,
+        description="Shown text; content and taxonomy items default to their target's title.",
+    )
+    url: str = Field(None, max_length=2000, description="custom items: a relative path or an http(s) URL.")
+    referenceCollection: str = Field(
+        None, max_length=63, description="content: the collection slug; taxonomy: the taxonomy name."
+    )
+    referenceId: str = Field(None, max_length=26, description="content: the entry id; taxonomy: the term id.")
+    children: list[MenuItemIn] = Field(default_factory=list, description="Nested items, in order.")
+
+
+class MenuSetItemsIn(MenuNameIn):
+    items: list[MenuItemIn] = Field(
+        description="The whole menu, top-level items in order, each with its children."
+    )
+
+
+def _model_names(item: MenuItemIn) -> dict:
+    return {
+        "type": item.type,
+        "label": item.label,
+        "url": item.url,
+        "reference_collection": item.referenceCollection,
+        "reference_id": item.referenceId,
+        "children": [_model_names(child) for child in item.children],
+    }
+
+
+@tool(
+    "menu_set_items",
+    title="Replace a menu's items",
+    scope="content:write",
+    input=MenuSetItemsIn,
+    idempotent=True,
+)
+def menu_set_items(actor, args: MenuSetItemsIn) -> dict:
+    """Replace all items of a menu with the given tree, in order. Targets are checked (the entry or term must
+    exist, URLs must be safe); if any item is invalid nothing changes and each problem is named by its path.
+
+    Returns the menu with its items as menu_get shows them.
+    """
+    menu = services.menu_items_replace(
+        actor=actor,
+        menu=selectors.menu_get(name=args.name),
+        items=[_model_names(item) for item in args.items],
+    )
+    return _detail(menu)

@@ -143,3 +143,87 @@ def test_menus(admin_mcp, admin_api):
     assert [item["label"] for item in detail["items"]] == ["Home"]
     text, _ = admin_mcp.fails("menu_create", {"name": "main", "label": "Again"})
     assert text.startswith("[DUPLICATE_SLUG] ")
+
+
+def test_menu_set_items_replaces_the_tree(admin_mcp):
+    posts = make_collection("posts", fields=[("title", "string")])
+    about = make_entry(posts, {"title": "About us"}, status="published")
+    admin_mcp.ok("menu_create", {"name": "main", "label": "Main"})
+    tree = admin_mcp.ok(
+        "menu_set_items",
+        {
+            "name": "main",
+            "items": [
+                {"type": "custom", "label": "Home", "url": "/"},
+                {
+                    "type": "content",
+                    "referenceCollection": "posts",
+                    "referenceId": about.pk,
+                    "children": [{"type": "custom", "label": "Team", "url": "/team"}],
+                },
+            ],
+        },
+    )
+    assert [(item["label"], [child["label"] for child in item["children"]]) for item in tree["items"]] == [
+        ("Home", []),
+        ("About us", ["Team"]),
+    ]
+    assert tree == admin_mcp.ok("menu_get", {"name": "main"})
+    text, error = admin_mcp.fails(
+        "menu_set_items",
+        {
+            "name": "main",
+            "items": [
+                {"type": "custom", "label": "Ok", "url": "/ok"},
+                {
+                    "type": "custom",
+                    "label": "Bad",
+                    "children": [{"type": "custom", "label": "X", "url": "javascript:x"}],
+                },
+            ],
+        },
+    )
+    assert text.startswith("[VALIDATION_ERROR] ")
+    assert set(error["details"]) == {"items.1.url", "items.1.children.0.url"}
+    assert [item["label"] for item in admin_mcp.ok("menu_get", {"name": "main"})["items"]] == [
+        "Home",
+        "About us",
+    ]
+
+
+def test_sections(admin_mcp, admin_api):
+    created = admin_mcp.ok(
+        "section_create", {"title": "Call to action", "keywords": ["cta"], "content": "Buy **now**."}
+    )
+    assert created["slug"] == "call-to-action"
+    assert created["content"][0]["children"][1]["marks"] == ["strong"]
+    assert (
+        admin_mcp.ok("section_get", {"slug": "call-to-action"})
+        == (admin_api.get("/_cms/api/sections/call-to-action").json()["data"])
+    )
+    admin_mcp.ok("section_create", {"title": "Footer note", "content": []})
+    found = admin_mcp.ok("section_list", {"search": "cta"})
+    assert [item["slug"] for item in found["items"]] == ["call-to-action"]
+    page = admin_mcp.ok("section_list", {"limit": 1})
+    assert page == admin_api.get("/_cms/api/sections?limit=1").json()["data"]
+    text, _ = admin_mcp.fails("section_create", {"title": "Again", "slug": "call-to-action"})
+    assert text.startswith("[DUPLICATE_SLUG] ")
+
+
+def test_settings(admin_mcp, admin_api, mcp_for):
+    before = admin_mcp.ok("settings_get")
+    assert before == admin_api.get("/_cms/api/settings").json()["data"]
+    after = admin_mcp.ok("settings_update", {"siteTitle": "Agents' blog", "postsPerPage": 20})
+    assert (after["siteTitle"], after["postsPerPage"], after["tagline"]) == (
+        "Agents' blog",
+        20,
+        before["tagline"],
+    )
+    text, error = admin_mcp.fails("settings_update", {"postsPerPage": 0})
+    assert text == "[VALIDATION_ERROR] postsPerPage: Input should be greater than or equal to 1."
+    assert error["details"] == {"postsPerPage": "Input should be greater than or equal to 1."}
+    editor = mcp_for(Role.EDITOR, ["content:read", "content:write"])
+    assert editor.ok("settings_get")["siteTitle"] == "Agents' blog"
+    assert (
+        editor.refused("settings_update", {"tagline": "x"})["message"] == "Insufficient scope: requires admin"
+    )
