@@ -140,7 +140,7 @@ class Server:
             try:
                 if requests.get(self.url + path, timeout=2).status_code == 200:
                     return
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):
                 time.sleep(0.2)
         raise RuntimeError(f"server on {self.url} did not start; see {self.log.name}")
 

@@ -13,7 +13,7 @@ from django.db.models.functions import Cast
 
 from apps.accounts.permissions import Actor, can
 from apps.content.models import Entry, EntryByline, Revision, Status
-from apps.core.db import JsonKey
+from apps.core.db import JsonKey, PreparedQuery
 from apps.core.errors import Forbidden, NotFound, ValidationError
 from apps.core.ids import is_ulid
 from apps.core.pagination import Page, SortKey, keyset_page
@@ -160,6 +160,22 @@ def entry_list(
     return page
 
 
+# The single-entry reads behind every GET, PATCH and lifecycle call, compiled once (see PreparedQuery).
+_ENTRY_BY_ID = PreparedQuery(
+    lambda collection_id, pk: _for_output(Entry.objects.filter(collection_id=collection_id, pk=pk))[:1],
+    "collection_id",
+    "pk",
+)
+_ENTRY_BY_SLUG = PreparedQuery(
+    lambda collection_id, slug, locale: _for_output(
+        Entry.objects.filter(collection_id=collection_id, slug=slug, locale=locale, deleted_at__isnull=True)
+    )[:1],
+    "collection_id",
+    "slug",
+    "locale",
+)
+
+
 def entry_get(
     *,
     collection: Collection,
@@ -173,16 +189,15 @@ def entry_get(
     Readers without drafts access find published entries only; by id, readers with drafts access also find entries in
     the trash. ``for_update`` resolves the target of a write (drafts access is then checked by the write itself)."""
     drafts = for_update or can_read_drafts(actor)
-    entries = _for_output(Entry.objects.filter(collection=collection))
     entry = None
     if is_ulid(ref):
-        entry = entries.filter(pk=ref.upper()).first()
+        entry = _ENTRY_BY_ID.first(collection_id=collection.pk, pk=ref.upper())
         if entry is not None and entry.is_trashed and not drafts:
             entry = None
     if entry is None:
-        entry = entries.filter(
-            slug=ref, locale=locale or settings.CMS_DEFAULT_LOCALE, deleted_at__isnull=True
-        ).first()
+        entry = _ENTRY_BY_SLUG.first(
+            collection_id=collection.pk, slug=ref, locale=locale or settings.CMS_DEFAULT_LOCALE
+        )
     if entry is None or (not drafts and entry.status != Status.PUBLISHED):
         raise NotFound(f"No entry '{ref}' in '{collection.slug}'.")
     entry.collection = collection
