@@ -1,8 +1,9 @@
 """``{api}/mcp``: the tool server's one endpoint, stateless Streamable HTTP with JSON answers (SPEC §4.11).
 
-The async view does the transport checks that need no database (method, Origin, Content-Type, Accept, body size)
-on the event loop, then hops once to a worker thread for everything that does: the bearer token, the rate limit,
-and the JSON-RPC request itself (``apps.mcp.protocol``). Under ASGI that is the only thread hop of a request.
+The view does the transport checks that need no database (method, Origin, Content-Type, Accept, body size) first,
+then everything that does: the bearer token, the rate limit, and the JSON-RPC request itself
+(``apps.mcp.protocol``). Under ASGI it is an async view whose only thread hop is that second part; under WSGI it runs
+synchronously (see ``McpEndpoint``).
 
 HTTP answers of the transport (MCP transports spec, "Streamable HTTP"):
 
@@ -17,16 +18,16 @@ HTTP answers of the transport (MCP transports spec, "Streamable HTTP"):
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
-from asgiref.sync import sync_to_async
+from asgiref.sync import markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.csrf import csrf_exempt
 from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 
 from apps.accounts import oauth
@@ -85,8 +86,8 @@ def _accepts_json(header: str) -> bool:
     )
 
 
-@csrf_exempt
-async def mcp_endpoint(request: HttpRequest) -> HttpResponse:
+def transport_refusal(request: HttpRequest) -> HttpResponse | None:
+    """The answer to a request the transport refuses before anything is read from the database, or None."""
     if request.method != "POST":
         response = HttpResponse(status=405)
         response["Allow"] = "POST"
@@ -105,7 +106,58 @@ async def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         declared = 0
     if declared > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
         return _too_large()
-    return await sync_to_async(serve, thread_sensitive=True)(request)
+    return None
+
+
+def _in_event_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _coroutine_marks() -> dict[str, object]:
+    """The attribute(s) by which this Python recognises a function marked as a coroutine function."""
+
+    def probe():
+        return None
+
+    markcoroutinefunction(probe)
+    return {name: value for name, value in vars(probe).items()}
+
+
+class McpEndpoint:
+    """The view: async under ASGI, sync under WSGI, the same code either way.
+
+    Django asks a view whether it is a coroutine function when it calls it. Under ASGI it asks from the event loop,
+    and this view answers yes: the transport checks run on the loop and the rest in one ``sync_to_async`` hop.
+    Under WSGI it asks from a worker thread without a loop, and the view answers no and runs directly: an async view
+    there would cost a new thread and event loop for every request (``async_to_sync``), more than the whole tool
+    call (measured in docs/performance.md).
+    """
+
+    csrf_exempt = True
+    _marks = _coroutine_marks()
+
+    def __getattr__(self, name: str):
+        if name in self._marks and _in_event_loop():
+            return self._marks[name]
+        raise AttributeError(name)
+
+    def __call__(self, request: HttpRequest):
+        if _in_event_loop():
+            return self.respond_async(request)
+        return transport_refusal(request) or serve(request)
+
+    async def respond_async(self, request: HttpRequest) -> HttpResponse:
+        refusal = transport_refusal(request)
+        if refusal is not None:
+            return refusal
+        return await sync_to_async(serve, thread_sensitive=True)(request)
+
+
+mcp_endpoint = McpEndpoint()
 
 
 def _too_large() -> HttpResponse:

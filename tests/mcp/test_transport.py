@@ -205,3 +205,28 @@ def test_an_unknown_tool_is_invalid_params(mcp):
 def test_tools_call_params_are_validated(mcp):
     message = mcp.request("tools/call", {"arguments": {}})
     assert message["error"]["code"] == -32602
+
+
+def test_the_view_is_async_under_asgi_and_sync_under_wsgi(token):
+    from asgiref.sync import async_to_sync, iscoroutinefunction
+    from django.test import AsyncClient
+
+    from apps.mcp.views import mcp_endpoint
+
+    assert iscoroutinefunction(mcp_endpoint) is False  # no event loop here: WSGI calls it directly
+
+    async def under_asgi():
+        assert iscoroutinefunction(mcp_endpoint) is True
+        body = envelope("2025-11-25", "tools/list")
+        response = await AsyncClient().post(
+            ENDPOINT,
+            json.dumps(body),
+            content_type="application/json",
+            headers=headers_for("2025-11-25", body, token),
+        )
+        return response.status_code, response.json()
+
+    status, message = async_to_sync(under_asgi)()
+    assert status == 200
+    check_message("2025-11-25", "tools/list", message)
+    assert len(message["result"]["tools"]) > 30
