@@ -403,3 +403,102 @@ class _JsonPoster:
 
     def post(self, path, data, format=None):
         return self.client.post(path, json.dumps(data), content_type="application/json")
+
+
+def test_every_tool_succeeds_through_the_sdk_client(endpoint):
+    from apps.accounts.permissions import Actor
+    from apps.taxonomy import services as taxonomy_services
+    from tests.factories import make_collection, make_media
+
+    token = make_token(make_user(Role.ADMIN), ["admin"])[1]
+    make_collection(
+        "posts",
+        supports=["drafts", "revisions", "scheduling"],
+        fields=[("title", "string", {"required": True}), ("body", "portableText")],
+    )
+    taxonomy_services.taxonomy_create(
+        actor=Actor.system(), name="category", label="Categories", collections=["posts"]
+    )
+    media_id = make_media(filename="photo.png").pk
+    recorder = Recorder()
+    called: set[str] = set()
+
+    async def session() -> None:
+        async with (
+            http_client(recorder, token) as http,
+            Client(streamable_http_client(endpoint, http_client=http)) as client,
+        ):
+
+            async def call(name: str, arguments: dict | None = None) -> dict:
+                called.add(name)
+                return structured(await client.call_tool(name, arguments or {}))
+
+            await call("schema_list_collections")
+            await call("schema_get_collection", {"slug": "posts"})
+            await call("schema_create_collection", {"slug": "scratch", "label": "Scratch"})
+            await call(
+                "schema_create_field",
+                {"collection": "scratch", "slug": "note", "label": "Note", "type": "text"},
+            )
+            await call("schema_delete_field", {"collection": "scratch", "fieldSlug": "note"})
+            await call("schema_delete_collection", {"slug": "scratch"})
+            await call("taxonomy_create", {"name": "tag", "label": "Tags", "collections": ["posts"]})
+            assert len((await call("taxonomy_list"))["items"]) == 2
+            await call("taxonomy_create_term", {"taxonomy": "category", "slug": "news", "label": "News"})
+            assert (await call("taxonomy_list_terms", {"taxonomy": "category"}))["items"][0]["slug"] == "news"
+            item = (
+                await call(
+                    "content_create",
+                    {
+                        "collection": "posts",
+                        "data": {"title": "One", "body": "*Hi*"},
+                        "taxonomies": {"category": ["news"]},
+                    },
+                )
+            )["item"]
+            target = {"collection": "posts", "id": item["id"]}
+            assert (await call("content_list", {"collection": "posts"}))["items"][0]["id"] == item["id"]
+            got = await call("content_get", target)
+            await call("content_update", {**target, "data": {"title": "Two"}, "_rev": got["_rev"]})
+            await call("content_publish", target)
+            await call("content_update", {**target, "data": {"title": "Three"}})
+            assert (await call("content_compare", target))["hasChanges"] is True
+            assert (await call("content_discard_draft", target))["item"]["data"]["title"] == "Two"
+            await call("content_unpublish", target)
+            await call("content_schedule", {**target, "scheduledAt": "2099-06-01T08:00:00Z"})
+            await call("content_unschedule", target)
+            copy = (await call("content_duplicate", target))["item"]
+            assert len((await call("content_translations", target))["items"]) == 1
+            revisions = await call("revision_list", target)
+            await call("revision_restore", {"revisionId": revisions["items"][-1]["id"]})
+            await call("content_delete", target)
+            assert [
+                entry["id"]
+                for entry in (await call("content_list_trashed", {"collection": "posts"}))["items"]
+            ] == [item["id"]]
+            await call("content_restore", target)
+            await call("content_delete", {"collection": "posts", "id": copy["id"]})
+            await call("content_permanent_delete", {"collection": "posts", "id": copy["id"]})
+            assert (await call("media_list"))["items"][0]["id"] == media_id
+            await call("media_get", {"id": media_id})
+            await call("media_update", {"id": media_id, "alt": "Alt"})
+            await call("media_delete", {"id": media_id})
+            await call("menu_create", {"name": "main", "label": "Main"})
+            await call(
+                "menu_set_items",
+                {
+                    "name": "main",
+                    "items": [{"type": "content", "referenceCollection": "posts", "referenceId": item["id"]}],
+                },
+            )
+            assert len((await call("menu_list"))["items"]) == 1
+            assert len((await call("menu_get", {"name": "main"}))["items"]) == 1
+            await call("section_create", {"title": "Note", "content": "A *note*."})
+            assert len((await call("section_list"))["items"]) == 1
+            await call("section_get", {"slug": "note"})
+            await call("settings_get")
+            assert (await call("settings_update", {"tagline": "Made by tools"}))["tagline"] == "Made by tools"
+
+    anyio.run(session)
+    assert recorder.problems == []
+    assert called == {tool["name"] for tool in snapshot()}

@@ -230,3 +230,20 @@ def test_the_view_is_async_under_asgi_and_sync_under_wsgi(token):
     assert status == 200
     check_message("2025-11-25", "tools/list", message)
     assert len(message["result"]["tools"]) > 30
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", MODERN])
+def test_an_unexpected_failure_is_internal_error_without_details(token, monkeypatch, version):
+    import dataclasses
+
+    from apps.mcp import registry
+
+    def explode(actor, args):
+        raise RuntimeError("password=hunter2 in /srv/secret")
+
+    broken = dataclasses.replace(registry.get("settings_get"), handler=explode)
+    monkeypatch.setitem(registry._tools, "settings_get", broken)
+    mcp = McpClient(token, version)
+    message = mcp.call("settings_get", {}, status=200)
+    assert message["error"] == {"code": -32603, "message": "Internal error"}
+    assert b"hunter2" not in json.dumps(message).encode()
