@@ -353,7 +353,8 @@ def call_tool(actor: Actor, name: str, arguments: dict[str, Any], version: str) 
         raise RpcError(INTERNAL_ERROR, "Internal error") from None
     text = orjson.dumps(value).decode()
     result: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": False}
-    if version in STRUCTURED_SINCE:
-        # The same JSON, spliced unparsed: structuredContent must be an object; lists are wrapped by the tools.
+    if version in STRUCTURED_SINCE and isinstance(value, dict):
+        # The same JSON, spliced unparsed. structuredContent must be an object: built-in tools always answer one; a
+        # plugin tool answering something else gets the text only.
         result["structuredContent"] = orjson.Fragment(text)
     return result

@@ -67,7 +67,7 @@ class MenuItemIn(ToolInput):
         None, max_length=63, description="content: the collection slug; taxonomy: the taxonomy name."
     )
     referenceId: str = Field(None, max_length=26, description="content: the entry id; taxonomy: the term id.")
-    children: list[MenuItemIn] = Field(default_factory=list, description="Nested items, in order.")
+    children: list[MenuItemIn] = Field([], description="Nested items, in order.")
 
 
 class MenuSetItemsIn(MenuNameIn):

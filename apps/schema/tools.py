@@ -71,7 +71,7 @@ class CollectionCreateIn(ToolInput):
     description: str = None
     icon: str = Field(None, max_length=100, description="An icon name for the admin UI.")
     supports: list[Supports] = Field(
-        default_factory=lambda: list(DEFAULT_SUPPORTS),
+        default=list(DEFAULT_SUPPORTS),
         description="Features: drafts, revisions, preview, scheduling, search (search makes it searchable).",
     )
 

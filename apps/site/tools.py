@@ -45,10 +45,8 @@ def section_get(actor, args: SectionGetIn) -> dict:
 class SectionCreateIn(ToolInput):
     title: str = Field(min_length=1, max_length=200)
     slug: str = Field(None, max_length=200, description="Made from the title when omitted.")
-    keywords: list[str] = Field(default_factory=list, description="Words to find the section by.")
-    content: str | list[dict[str, Any]] = Field(
-        default_factory=list, description="Markdown, or Portable Text blocks."
-    )
+    keywords: list[str] = Field([], description="Words to find the section by.")
+    content: str | list[dict[str, Any]] = Field([], description="Markdown, or Portable Text blocks.")
 
 
 @tool("section_create", title="Create a section", scope="content:write", input=SectionCreateIn)

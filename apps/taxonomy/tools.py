@@ -79,9 +79,7 @@ class TaxonomyCreateIn(ToolInput):
     hierarchical: bool = Field(
         False, description="Terms can have parents (like categories), or not (like tags)."
     )
-    collections: list[str] = Field(
-        default_factory=list, description="Slugs of the collections it applies to."
-    )
+    collections: list[str] = Field([], description="Slugs of the collections it applies to.")
 
 
 @tool(
