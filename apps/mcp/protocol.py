@@ -40,7 +40,8 @@ from pydantic import ValidationError as PydanticValidationError
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import Actor
-from apps.core.errors import CmsError, Forbidden, Unauthorized
+from apps.core.api.parsers import nul_path
+from apps.core.errors import CmsError, Forbidden, Unauthorized, ValidationError
 from apps.mcp import registry
 
 logger = logging.getLogger("cms.mcp")
@@ -290,8 +291,6 @@ def _plugin_arguments(tool: registry.Tool, arguments: dict[str, Any]) -> dict[st
             {name: f"Unknown argument; allowed: {allowed}." for name in arguments if name not in properties}
         )
     if problems:
-        from apps.core.errors import ValidationError
-
         raise ValidationError(details=problems)
     return arguments
 
@@ -328,12 +327,13 @@ def call_tool(actor: Actor, name: str, arguments: dict[str, Any], version: str) 
     if not actor.has_role(tool.min_role):
         raise insufficient_role(tool.min_role)
     try:
+        # As REST's parser does: PostgreSQL cannot store NUL, so both databases refuse it alike.
+        if (path := nul_path(arguments)) is not None:
+            raise ValidationError(details={path: "Text may not contain the NUL character (\\u0000)."})
         if tool.input_model is not None:
             try:
                 args = tool.input_model.model_validate(arguments)
             except PydanticValidationError as exc:
-                from apps.core.errors import ValidationError
-
                 raise ValidationError(details=_argument_problems(tool, exc)) from None
         else:
             args = _plugin_arguments(tool, arguments)

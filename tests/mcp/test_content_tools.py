@@ -215,3 +215,10 @@ def test_contributors_cannot_edit_other_peoples_entries(mcp_for, articles):
     )
     assert error["code"] == -32600
     assert error["message"].startswith("Insufficient scope: ")
+
+
+def test_nul_text_is_refused_naming_its_place(admin_mcp, articles):
+    text, error = admin_mcp.fails("content_create", {"collection": "articles", "data": {"title": "a\u0000b"}})
+    assert text == "[VALIDATION_ERROR] data.title: Text may not contain the NUL character (\\u0000)."
+    assert error["details"] == {"data.title": "Text may not contain the NUL character (\\u0000)."}
+    assert Entry.objects.count() == 0
