@@ -201,8 +201,8 @@ def plugin_tools() -> list[Tool]:
 
 
 def all_tools() -> list[Tool]:
-    """Built-in tools in registration order, then the tools of enabled plugins."""
-    return [*_tools.values(), *plugin_tools()]
+    """Built-in tools by domain, then the tools of enabled plugins."""
+    return [*builtin_tools(), *plugin_tools()]
 
 
 def get(name: str) -> Tool | None:
@@ -212,5 +212,14 @@ def get(name: str) -> Tool | None:
     return next((candidate for candidate in plugin_tools() if candidate.name == name), None)
 
 
+# tools/list groups tools by domain, the most used first (a model reads the list top down).
+DOMAIN_ORDER = ("content", "revision", "schema", "media", "search", "taxonomy", "menu", "section", "settings")
+
+
+def _domain_rank(tool: Tool) -> int:
+    prefix = tool.name.split("_", 1)[0]
+    return DOMAIN_ORDER.index(prefix) if prefix in DOMAIN_ORDER else len(DOMAIN_ORDER)
+
+
 def builtin_tools() -> list[Tool]:
-    return list(_tools.values())
+    return sorted(_tools.values(), key=_domain_rank)

@@ -120,6 +120,19 @@ class McpClient:
     def post(
         self, body: Any, *, headers: dict[str, str] | None = None, content_type: str = "application/json"
     ):
+        response = self._send(body, headers=headers, content_type=content_type)
+        if response.status_code != 202 and response.get("Content-Type") == "application/json":
+            # Every answer is checked, whatever the test then asserts about it.
+            message = response.json()
+            method = body.get("method") if isinstance(body, dict) else None
+            version = self.version if self.version in (*LEGACY, MODERN) else MODERN
+            if "id" not in message:
+                check(MODERN, "JSONRPCErrorResponse", message)
+            else:
+                check_message(version, method, message)
+        return response
+
+    def _send(self, body: Any, *, headers: dict[str, str] | None, content_type: str):
         return self.http.post(
             ENDPOINT,
             data=json.dumps(body) if not isinstance(body, (bytes, str)) else body,
