@@ -152,6 +152,11 @@ class ContentListIn(ToolInput):
     )
     order: Literal["asc", "desc"] = "desc"
     locale: str = Field(None, max_length=16, description="Only entries in this locale.")
+    terms: dict[str, list[Slug]] = Field(
+        None,
+        description="Only entries with one of these terms (or a descendant) in each taxonomy named, by term slug: "
+        '{"category": ["news", "sport"]}.',
+    )
     format: Format = "json"
 
 
@@ -164,9 +169,11 @@ def content_list(actor, args: ContentListIn) -> dict:
     _rev, schema_get_collection to learn a collection's fields, and search for full-text queries.
     """
     collection = _collection(args.collection)
+    filters = {name: ",".join(slugs) for name, slugs in args.terms.items()} if args.terms else None
     page = selectors.entry_list(
         collection=collection,
         actor=actor,
+        where=taxonomy_selectors.entry_filter(collection=collection, filters=filters),
         status=args.status,
         order_by=args.orderBy,
         order=args.order,

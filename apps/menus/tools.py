@@ -92,6 +92,7 @@ def _model_names(item: MenuItemIn) -> dict:
     title="Replace a menu's items",
     scope="content:write",
     input=MenuSetItemsIn,
+    destructive=True,
     idempotent=True,
 )
 def menu_set_items(actor, args: MenuSetItemsIn) -> dict:

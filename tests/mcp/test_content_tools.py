@@ -92,6 +92,18 @@ def test_create_takes_markdown_terms_and_bylines_and_get_gives_markdown_back(adm
     assert listed["items"][0]["data"]["body"] == BODY_MD
 
 
+def test_list_filters_by_terms(admin_mcp, articles, news):
+    tagged = admin_mcp.ok(
+        "content_create",
+        {"collection": "articles", "data": {"title": "Tagged"}, "taxonomies": {"category": ["news"]}},
+    )["item"]
+    admin_mcp.ok("content_create", {"collection": "articles", "data": {"title": "Plain"}})
+    listed = admin_mcp.ok("content_list", {"collection": "articles", "terms": {"category": ["news"]}})
+    assert [item["id"] for item in listed["items"]] == [tagged["id"]]
+    text, _ = admin_mcp.fails("content_list", {"collection": "articles", "terms": {"nope": ["x"]}})
+    assert text.startswith("[VALIDATION_ERROR] ")
+
+
 def test_unknown_terms_are_refused_and_nothing_is_created(admin_mcp, articles):
     text, error = admin_mcp.fails(
         "content_create",
