@@ -6,7 +6,7 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c requirements/
 export HOST ?= 127.0.0.1
 export PORT ?= 8000
 
-.PHONY: run test bench stress lint openapi constraints clean
+.PHONY: run test bench stress lint openapi mcp-tools constraints clean
 
 $(VENV)/.prod-installed: requirements/base.txt requirements/prod.txt requirements/constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=python3.11)")'
@@ -59,6 +59,10 @@ lint: $(VENV)/.dev-installed
 ## Regenerate the committed OpenAPI document after changing an endpoint.
 openapi: $(VENV)/.dev-installed
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py spectacular --format openapi-json --file docs/openapi.json
+
+## The MCP tools/list snapshot (docs/mcp-tools.json), compared by tests/mcp/test_sdk_client.py.
+mcp-tools: $(VENV)/.dev-installed
+	DATABASE_URL=sqlite:///:memory: $(PY) manage.py mcp_tools > docs/mcp-tools.json
 
 ## Re-pin every installed package after changing requirements/*.txt.
 constraints: $(VENV)/.dev-installed

@@ -103,6 +103,7 @@ INSTALLED_APPS = [
     "apps.menus",
     "apps.site",
     "apps.plugins",
+    "apps.mcp",
 ]
 
 MIDDLEWARE = [

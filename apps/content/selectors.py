@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import orjson
 from django.conf import settings
 from django.db.models import Q, QuerySet, TextField
 from django.db.models.functions import Cast
@@ -202,6 +203,29 @@ def entry_get(
     entry.collection = collection
     attach_credits([entry])
     return entry
+
+
+def entry_address(*, collection: Collection, ref: str) -> Entry | str:
+    """What a write addresses (REST and MCP): an id goes straight to the service, which checks it belongs to the
+    collection under its row lock; a slug is looked up first (drafts included)."""
+    if is_ulid(ref):
+        return ref.upper()
+    return entry_get(collection=collection, actor=None, ref=ref, for_update=True)
+
+
+def entry_compare(*, entry: Entry) -> dict:
+    """The published version and the working copy, and whether they differ (compared as values, not as text)."""
+    live = orjson.loads(entry.live_raw) if entry.live_raw is not None else None
+    draft = orjson.loads(entry.data_raw) if entry.data_raw is not None else {}
+    return {"hasChanges": live != draft, "live": live, "draft": draft}
+
+
+def visible_translations(*, entry: Entry, actor: Actor | None) -> list[Entry]:
+    """The entry's translation group as ``actor`` may see it: published siblings only without drafts access."""
+    drafts = can_read_drafts(actor)
+    return [
+        sibling for sibling in entry_translations(entry=entry) if drafts or sibling.status == Status.PUBLISHED
+    ]
 
 
 def trash_list(*, collection: Collection, cursor: str | None = None, limit: int = 50) -> Page[Entry]:
