@@ -25,6 +25,7 @@ api_patterns = [
     path("", include("apps.menus.api.urls")),
     path("", include("apps.site.api.urls")),
     path("", include("apps.plugins.api.urls")),
+    path("", include("apps.importer.api.urls")),
 ]
 
 

@@ -53,7 +53,7 @@ def analyze_records(records: Iterable[Any]) -> dict[str, Any]:
     types: dict[str, Counter] = defaultdict(Counter)
     type_taxonomies: dict[str, set[str]] = defaultdict(set)
     type_has_featured: set[str] = set()
-    taxonomy_terms: Counter = Counter()
+    taxonomy_terms: dict[str, set[str]] = defaultdict(set)
     taxonomy_parented: set[str] = set()
     authors: dict[str, dict[str, Any]] = {}
     author_posts: Counter = Counter()
@@ -82,7 +82,7 @@ def analyze_records(records: Iterable[Any]) -> dict[str, Any]:
                     record.slug, {"slug": record.slug, "name": record.name or record.slug, "items": 0}
                 )
             elif is_content_taxonomy(record.taxonomy):
-                taxonomy_terms[record.taxonomy] += 1
+                taxonomy_terms[record.taxonomy].add(record.slug)
                 if record.parent:
                     taxonomy_parented.add(record.taxonomy)
         elif isinstance(record, Skipped):
@@ -105,9 +105,11 @@ def analyze_records(records: Iterable[Any]) -> dict[str, Any]:
                 for ref in record.terms:
                     if is_content_taxonomy(ref.taxonomy):
                         type_taxonomies[post_type].add(ref.taxonomy)
+                        # Terms used by items but missing from the header (post formats) are created too.
+                        taxonomy_terms[ref.taxonomy].add(ref.slug)
                 if record.featured_image is not None:
                     type_has_featured.add(post_type)
-                for login in [record.author, *record.authors]:
+                for login in dict.fromkeys([record.author, *record.authors]):
                     if login:
                         author_posts[login] += 1
                         authors.setdefault(login, {"login": login, "email": "", "displayName": login})
@@ -116,8 +118,6 @@ def analyze_records(records: Iterable[Any]) -> dict[str, Any]:
                         custom_fields[key] += 1
                 if record.language is not None:
                     languages[record.language.code] += 1
-    for taxonomy in {name for names in type_taxonomies.values() for name in names}:
-        taxonomy_terms.setdefault(taxonomy, 0)
     return {
         "site": site,
         "itemCount": items,
@@ -134,11 +134,11 @@ def analyze_records(records: Iterable[Any]) -> dict[str, Any]:
         "taxonomies": [
             {
                 "name": name,
-                "terms": count,
+                "terms": len(slugs),
                 "hierarchical": name == "category" or name in taxonomy_parented,
                 "postTypes": sorted(t for t, names in type_taxonomies.items() if name in names),
             }
-            for name, count in sorted(taxonomy_terms.items())
+            for name, slugs in sorted(taxonomy_terms.items())
         ],
         "authors": [
             {**author, "posts": author_posts.get(login, 0)} for login, author in sorted(authors.items())

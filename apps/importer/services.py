@@ -362,9 +362,9 @@ def _quota_check(size: int) -> None:
         )
 
 
-def _filename(url: str, fallback: str) -> str:
+def attachment_filename(url: str, attachment_id: Any) -> str:
     name = Path(urlsplit(url).path).name
-    return name or fallback
+    return name or f"attachment-{attachment_id}"
 
 
 def _download(url: str) -> tempfile.SpooledTemporaryFile:
@@ -413,7 +413,7 @@ def media_import(
     for position, attachment in enumerate(attachments, start=1):
         source_id, url = attachment["id"], attachment["url"]
         where = site if site is not None else _site_of_attachment(source_id)
-        filename = _filename(url, f"attachment-{source_id}")
+        filename = attachment_filename(url, source_id)
         status = "imported"
         record = record_get(where, "media", source_id)
         item = MediaItem.objects.filter(pk=record.target_id).first() if record else None
@@ -598,3 +598,61 @@ def analysis_delete_file(analysis: ImportAnalysis) -> None:
     path = analysis_path(analysis)
     if path.exists():
         path.unlink()
+
+
+# --- probing (rule 1) -----------------------------------------------------------------------------------------------
+
+SUGGESTIONS = {
+    "oauth": "Connect the site with OAuth, then import everything through its API.",
+    "export": "Export the site in WordPress (Tools → Export → All content) and upload the file.",
+    "upload": "No known platform answered at this address; upload an export file instead.",
+}
+
+
+def import_probe(*, actor: Actor, url: str) -> dict[str, Any]:
+    """Ask every source with a probe about ``url`` at once; the most confident match decides the suggested action
+    (SPEC §4.10 rule 1). A probe that fails, refuses the address or runs out of time counts as no match."""
+    from concurrent.futures import ThreadPoolExecutor, wait
+
+    authorize(actor, "import.run")
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValidationError(details={"url": "Give an http or https address, e.g. https://example.com."})
+    sources = [source for source in registry.all_sources() if source.probe is not None]
+    matches: list[dict[str, Any]] = []
+    if sources:
+        pool = ThreadPoolExecutor(max_workers=len(sources), thread_name_prefix="import-probe")
+        futures = {pool.submit(source.probe, url.strip()): source for source in sources}
+        done, _late = wait(futures, timeout=settings.CMS_IMPORT_PROBE_TIMEOUT)
+        # Late probes are left to finish on their own (their HTTP client has its own time limit).
+        pool.shutdown(wait=False, cancel_futures=True)
+        for future in done:
+            source = futures[future]
+            try:
+                found = future.result()
+            except Exception as error:
+                logger.info("probe failed", extra={"source": source.id, "error": str(error)})
+                continue
+            if found and found.get("confidence", 0) > 0:
+                matches.append(
+                    {
+                        "source": source.id,
+                        "name": source.name,
+                        "confidence": float(found["confidence"]),
+                        "details": found.get("details", {}),
+                        "action": found.get("action", "upload"),
+                    }
+                )
+    matches.sort(key=lambda match: (-match["confidence"], match["source"]))
+    best = matches[0] if matches else None
+    action = best["action"] if best else "upload"
+    return {
+        "url": url.strip(),
+        "best": {key: value for key, value in best.items() if key != "action"} if best else None,
+        "matches": [{key: value for key, value in match.items() if key != "action"} for match in matches],
+        "suggestedAction": {
+            "action": action,
+            "source": best["source"] if best else None,
+            "message": (best["details"].get("message") if best else None) or SUGGESTIONS[action],
+        },
+    }
