@@ -243,7 +243,7 @@ def import_prepare(*, actor: Actor, post_types: Iterable[dict[str, Any]]) -> dic
             if field["slug"] not in present:
                 definition = dict(field)
                 if not collection.supports_feature("search"):
-                    definition.pop("searchable")
+                    definition.pop("searchable", None)
                 schema_services.field_create(actor=system, collection=collection, definition=definition)
                 added.append(field["slug"])
         created.append(
