@@ -458,6 +458,8 @@ CMS_IMPORT_SYNC_MAX_BYTES = env_int("CMS_IMPORT_SYNC_MAX_BYTES", 5 * 1024 * 1024
 CMS_IMPORT_LEASE_SECONDS = env_int("CMS_IMPORT_LEASE_SECONDS", 120)
 # Source items committed together (with the job's cursor): a crash loses at most one batch's work, then redoes it.
 CMS_IMPORT_BATCH_SIZE = env_int("CMS_IMPORT_BATCH_SIZE", 100)
+# Seconds a media download may wait for the next bytes before it is retried (SPEC §7: retried with backoff).
+CMS_IMPORT_FETCH_TIMEOUT = env_int("CMS_IMPORT_FETCH_TIMEOUT", 20)
 # How long URL probing waits for the sources' probes (they run in parallel).
 CMS_IMPORT_PROBE_TIMEOUT = env_int("CMS_IMPORT_PROBE_TIMEOUT", 15)
 CMS_IMPORT_MAX_BYTES = env_int("CMS_IMPORT_MAX_BYTES", 2 * 1024 * 1024 * 1024)

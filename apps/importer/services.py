@@ -371,7 +371,9 @@ def _download(url: str) -> tempfile.SpooledTemporaryFile:
     # Closed by the caller, which reads it after this returns.
     spool = tempfile.SpooledTemporaryFile(max_size=4 * 1024 * 1024)  # noqa: SIM115
     try:
-        with safehttp.open_stream(url, max_bytes=settings.CMS_MAX_UPLOAD_BYTES) as response:
+        with safehttp.open_stream(
+            url, max_bytes=settings.CMS_MAX_UPLOAD_BYTES, read_timeout=settings.CMS_IMPORT_FETCH_TIMEOUT
+        ) as response:
             if not response.ok:
                 raise safehttp.FetchFailed(f"{url} answered HTTP {response.status}.")
             for chunk in response.iter_bytes():
