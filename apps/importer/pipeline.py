@@ -13,16 +13,27 @@ same import again skips unchanged items and updates changed ones instead of dupl
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import unquote
 
 import orjson
 import xxhash
 from django.conf import settings
-from django.db import DatabaseError, InterfaceError, OperationalError, close_old_connections, transaction
+from django.db import (
+    DatabaseError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    close_old_connections,
+    connection,
+    transaction,
+)
+from django.db.transaction import TransactionManagementError
 
 from apps.accounts.models import User
 from apps.accounts.permissions import Actor
@@ -52,8 +63,21 @@ MAX_LISTED = 500
 DB_LOST = (OperationalError, InterfaceError)
 
 
-class JobPaused(Exception):
-    """The database went away: the job stops where its last batch committed and can resume."""
+class _Careful(Exception):
+    """An item failed in a batch run without savepoints: the batch is redone with one savepoint per item."""
+
+
+@contextmanager
+def _without_savepoints():
+    """Inner ``atomic`` blocks of the services create no savepoints while this is active (Django asks
+    ``features.uses_savepoints`` before each). Only for batches that are redone carefully when anything fails."""
+    features = connection.features
+    before = features.uses_savepoints
+    features.uses_savepoints = False
+    try:
+        yield
+    finally:
+        features.uses_savepoints = before
 
 
 def _checksum(item: ImportItem) -> str:
@@ -73,6 +97,7 @@ class Runner:
     def __init__(self, job: ImportJob, progress: Callable[[int, str], None] | None = None):
         self.job = job
         self.progress = progress
+        self.careful = True
         self.system = Actor.system()
         self.options = job.options
         self.site: str = self.options["site"]
@@ -99,6 +124,11 @@ class Runner:
         self.failed: list[dict[str, Any]] = list(summary.get("failed", []))
         self.skipped: Counter = Counter(job.counters.get("skipped", {}))
         self.media: dict[str, Any] = summary.get("media", {})
+        # Records written during the current transaction, flushed in one statement (see ``flush``).
+        self.pending: dict[tuple[str, str], ImportRecord] = {}
+        self.known: dict[tuple[str, str], ImportRecord | None] = {}
+        self.attachment_urls: dict[str, str] | None = None
+        self.media_ids: dict[str, str] | None = None
 
     # --- bookkeeping ------------------------------------------------------------------------------------------------
 
@@ -137,11 +167,78 @@ class Runner:
         }
 
     def save(self, **changes: Any) -> None:
+        self.flush()
         for name, value in changes.items():
             setattr(self.job, name, value)
         self.job.counters = self._snapshot()
         self.job.summary = self.summary()
         self.job.save()
+
+    # --- records ----------------------------------------------------------------------------------------------------
+
+    def get(self, kind: str, source_id: Any) -> ImportRecord | None:
+        key = (kind, str(source_id))
+        if key in self.pending:
+            return self.pending[key]
+        if key not in self.known:
+            self.known[key] = ImportRecord.objects.filter(site=self.site, kind=kind, source_id=key[1]).first()
+        return self.known[key]
+
+    def put(self, kind: str, source_id: Any, **values: Any) -> ImportRecord:
+        key = (kind, str(source_id))
+        current = self.pending.get(key) or self.known.get(key)
+        record = ImportRecord(
+            id=current.pk if current is not None else None,
+            site=self.site,
+            kind=kind,
+            source_id=key[1],
+            target_id=values.get("target_id", ""),
+            target_type=values.get("target_type", ""),
+            checksum=values.get("checksum", ""),
+            payload=values.get("payload", {}),
+            job=self.job,
+        )
+        if record.pk is None:
+            record.id = ImportRecord._meta.pk.default()
+        self.pending[key] = record
+        return record
+
+    def flush(self) -> None:
+        """Write the pending records in one statement: new ones inserted, known ones updated."""
+        if not self.pending:
+            return
+        moment = now()
+        records = list(self.pending.values())
+        for record in records:
+            record.created_at = record.created_at or moment
+            record.updated_at = moment
+        ImportRecord.objects.bulk_create(
+            records,
+            update_conflicts=True,
+            unique_fields=["site", "kind", "source_id"],
+            update_fields=["target_id", "target_type", "checksum", "payload", "job", "updated_at"],
+        )
+        self.known.update(self.pending)
+        self.pending = {}
+
+    def _attachment_url(self, attachment_id: Any) -> str | None:
+        if self.attachment_urls is None:
+            self.attachment_urls = {
+                source_id: payload.get("url") or ""
+                for source_id, payload in ImportRecord.objects.filter(
+                    site=self.site, kind="attachment"
+                ).values_list("source_id", "payload")
+            }
+        return self.attachment_urls.get(str(attachment_id)) or None
+
+    def _media_id(self, attachment_id: Any) -> str | None:
+        if self.media_ids is None:
+            self.media_ids = dict(
+                ImportRecord.objects.filter(site=self.site, kind="media")
+                .exclude(target_id="")
+                .values_list("source_id", "target_id")
+            )
+        return self.media_ids.get(str(attachment_id))
 
     # --- running ----------------------------------------------------------------------------------------------------
 
@@ -234,11 +331,10 @@ class Runner:
                     header_terms.append(record)
         with transaction.atomic():
             for menu in menus:
-                services.record_put(
-                    self.site, "menu_term", menu.slug, payload={"name": menu.name or menu.slug}
-                )
+                self.put("menu_term", menu.slug, payload={"name": menu.name or menu.slug})
             if self.options.get("includeTaxonomies", True):
                 self._create_terms(header_terms)
+            self.flush()
 
     def _taxonomy(self, wp_name: str, collection: Collection | None = None) -> Taxonomy:
         taxonomy = self.taxonomies.get(wp_name)
@@ -301,8 +397,7 @@ class Runner:
                 create(by_key[parent_key], (*trail, key))
             term_id = self._term(term.taxonomy, term.slug, term.name, term.parent, term.description)
             if term.source_id is not None:
-                services.record_put(
-                    self.site,
+                self.put(
                     "term_id",
                     f"{term.taxonomy}:{term.source_id}",
                     target_id=term_id,
@@ -319,14 +414,14 @@ class Runner:
         if key in self.terms:
             return self.terms[key]
         source_id = f"{wp_taxonomy}:{slug}"
-        record = services.record_get(self.site, "term", source_id)
+        record = self.get("term", source_id)
         if record and TaxonomyTerm.objects.filter(pk=record.target_id).exists():
             self.terms[key] = record.target_id
             return record.target_id
         taxonomy = self._taxonomy(wp_taxonomy)
         parent_id = self.terms.get((wp_taxonomy, parent)) if parent else None
         if parent and parent_id is None:
-            parent_record = services.record_get(self.site, "term", f"{wp_taxonomy}:{parent}")
+            parent_record = self.get("term", f"{wp_taxonomy}:{parent}")
             parent_id = parent_record.target_id if parent_record else None
         if parent_id and not taxonomy.hierarchical:
             parent_id = None
@@ -346,7 +441,7 @@ class Runner:
             )
             term_id = term.pk
             self.counters["terms"] += 1
-        services.record_put(self.site, "term", source_id, target_id=term_id, target_type=taxonomy.name)
+        self.put("term", source_id, target_id=term_id, target_type=taxonomy.name)
         self.terms[key] = term_id
         return term_id
 
@@ -378,30 +473,83 @@ class Runner:
         self._commit(batch, position, loose_terms)
 
     def _commit(self, batch: list[ImportItem], position: int, loose_terms: list[Term]) -> None:
-        with transaction.atomic():
-            if loose_terms:
-                self._create_terms(loose_terms)
-            records = {
-                (record.kind, record.source_id): record
-                for record in ImportRecord.objects.filter(
-                    site=self.site,
-                    kind__in=("entry", "section"),
-                    source_id__in=[str(item.source_id) for item in batch],
-                )
-            }
-            for item in batch:
-                self._item(item, records)
-            self.save(cursor=position)
+        """One batch, committed with the cursor. First without savepoints (each service call would otherwise add a
+        SAVEPOINT and a RELEASE, half of all statements); if any item fails, the batch is rolled back and redone
+        with a savepoint per item, so the failing item alone becomes a draft with ``_importError``."""
+        state = self._state()
+        try:
+            with transaction.atomic(), _without_savepoints():
+                self._batch(batch, loose_terms, careful=False)
+                self.save(cursor=position)
+        except (_Careful, IntegrityError, TransactionManagementError):
+            self._restore(state)
+            with transaction.atomic():
+                self._batch(batch, loose_terms, careful=True)
+                self.save(cursor=position)
         if self.progress is not None:
             self.progress(position, "items")
+
+    def _batch(self, batch: list[ImportItem], loose_terms: list[Term], *, careful: bool) -> None:
+        self.careful = careful
+        if loose_terms:
+            self._create_terms(loose_terms)
+        ids = [str(item.source_id) for item in batch]
+        for kind in ("entry", "section"):
+            for source_id in ids:
+                self.known.setdefault((kind, source_id), None)
+        for record in ImportRecord.objects.filter(
+            site=self.site, kind__in=("entry", "section"), source_id__in=ids
+        ):
+            self.known[(record.kind, record.source_id)] = record
+        self._prefetch_slugs(batch)
+        records = {
+            key: value for key, value in self.known.items() if key[1] in set(ids) and value is not None
+        }
+        for item in batch:
+            self._item(item, records)
+
+    def _prefetch_slugs(self, batch: list[ImportItem]) -> None:
+        """Which of the batch's slugs are taken, in one query, so most items need no slug query of their own."""
+        wanted = {slugify(unquote(item.slug)) or slugify(item.title) for item in batch} - {""}
+        collections = [collection.pk for collection in self.collections.values()]
+        self.taken_slugs = set(
+            Entry.objects.filter(
+                collection_id__in=collections, slug__in=wanted, deleted_at__isnull=True
+            ).values_list("collection_id", "locale", "slug")
+        )
+
+    def _state(self) -> dict[str, Any]:
+        names = ("terms", "bylines", "sections", "taxonomies", "attached", "known", "pending")
+        state = {name: copy.copy(getattr(self, name)) for name in names}
+        state.update(
+            counters=Counter(self.counters),
+            per_collection={name: Counter(values) for name, values in self.per_collection.items()},
+            warnings=list(self.warnings),
+            warning_count=self.warning_count,
+            failed=list(self.failed),
+            skipped=Counter(self.skipped),
+            attachment_urls=copy.copy(self.attachment_urls),
+            media_ids=copy.copy(self.media_ids),
+        )
+        return state
+
+    def _restore(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+
+    def _failed_fast(self) -> None:
+        """In a batch without savepoints a failed write spoils the transaction: start the batch over, carefully."""
+        if not self.careful:
+            raise _Careful()
 
     def _item(self, item: ImportItem, records: dict) -> None:
         post_type = item.post_type
         if post_type in INTERNAL_TYPES:
             self.skipped[post_type] += 1
         elif post_type == "attachment":
-            services.record_put(
-                self.site,
+            if self.attachment_urls is not None:
+                self.attachment_urls[str(item.source_id)] = item.attachment_url or item.guid
+            self.put(
                 "attachment",
                 item.source_id,
                 payload={
@@ -426,8 +574,7 @@ class Runner:
             return
         # Keyed by menu and post id: exports are known to repeat a menu item's post id in another menu.
         for slug in menu.menus:
-            services.record_put(
-                self.site,
+            self.put(
                 "menu_item_source",
                 f"{slug}:{item.source_id}",
                 payload=self._menu_payload(item, slug),
@@ -475,9 +622,10 @@ class Runner:
                     )
                     self.counters["sectionsUpdated"] += 1
         except CmsError as error:
-            self._fail(item, f"{error.message} {error.details or ''}".strip(), None)
+            self._failed_fast()
+            self._fail(item, _reason(error), None)
             return
-        services.record_put(self.site, "section", item.source_id, target_id=section.pk, checksum=checksum)
+        self.put("section", item.source_id, target_id=section.pk, checksum=checksum)
         self.sections[str(item.source_id)] = section.pk
 
     def _free_section_slug(self, base: str) -> str:
@@ -488,7 +636,7 @@ class Runner:
     def _section_id(self, ref: Any) -> str | None:
         key = str(ref)
         if key not in self.sections:
-            record = services.record_get(self.site, "section", key)
+            record = self.get("section", key)
             if record is None:
                 return None
             self.sections[key] = record.target_id
@@ -535,7 +683,7 @@ class Runner:
     def _byline(self, login: str) -> tuple[str, User | None]:
         if login in self.bylines:
             return self.bylines[login]
-        record = services.record_get(self.site, "byline", login)
+        record = self.get("byline", login)
         byline = Byline.objects.filter(pk=record.target_id).first() if record else None
         author = self.authors.get(login)
         user = self._mapped_user(login, author)
@@ -560,7 +708,7 @@ class Runner:
                     slug=login,
                 )
                 self.counters["bylines"] += 1
-            services.record_put(self.site, "byline", login, target_id=byline.pk)
+            self.put("byline", login, target_id=byline.pk)
         self.bylines[login] = (byline.pk, user if user is not None else byline.user)
         return self.bylines[login]
 
@@ -594,13 +742,11 @@ class Runner:
         return data, pending
 
     def _featured(self, attachment_id: int) -> dict[str, Any] | None:
-        media = services.record_get(self.site, "media", attachment_id)
-        if media and media.target_id:
-            return {"id": media.target_id}
-        attachment = services.record_get(self.site, "attachment", attachment_id)
-        if attachment and attachment.payload.get("url"):
-            return {"url": attachment.payload["url"]}
-        return None
+        media_id = self._media_id(attachment_id)
+        if media_id:
+            return {"id": media_id}
+        url = self._attachment_url(attachment_id)
+        return {"url": url} if url else None
 
     def _meta(self, item: ImportItem) -> dict[str, Any]:
         custom = {key: value for key, value in item.meta.items() if not key.startswith("_")}
@@ -645,6 +791,9 @@ class Runner:
         payload: dict[str, Any] = {}
         if item.featured_image is not None and "featured_image" in self.fields[post_type]:
             payload["featuredImage"] = item.featured_image
+            if "featured_image" not in data:
+                # Its attachment comes later in the file: linked once every item is in.
+                payload["featuredPending"] = True
         if pending:
             payload["sectionRefs"] = True
         try:
@@ -668,6 +817,7 @@ class Runner:
                     stats["updated"] += 1
                 self._assign_terms(item, entry, collection)
         except CmsError as error:
+            self._failed_fast()
             entry_id = self._fail(item, _reason(error), collection)
             self._record_entry(item, entry_id, collection, checksum, {})
             return
@@ -677,8 +827,7 @@ class Runner:
     def _record_entry(
         self, item: ImportItem, entry_id: str | None, collection: Collection, checksum: str, payload: dict
     ) -> None:
-        services.record_put(
-            self.site,
+        self.put(
             "entry",
             item.source_id,
             target_id=entry_id or "",
@@ -689,8 +838,8 @@ class Runner:
         )
         if item.language and item.language.translation_group and entry_id:
             group = f"{item.language.source}:{item.language.translation_group}"
-            if services.record_get(self.site, "translation_group", group) is None:
-                services.record_put(self.site, "translation_group", group, target_id=entry_id)
+            if self.get("translation_group", group) is None:
+                self.put("translation_group", group, target_id=entry_id)
 
     def _credits(self, item: ImportItem) -> tuple[list[dict[str, str]] | None, User | None]:
         logins = list(dict.fromkeys(login for login in [item.author, *item.authors] if login))
@@ -714,9 +863,7 @@ class Runner:
         slug = self._slug(item, collection, locale)
         translation_of = None
         if item.language and item.language.translation_group:
-            group = services.record_get(
-                self.site, "translation_group", f"{item.language.source}:{item.language.translation_group}"
-            )
+            group = self.get("translation_group", f"{item.language.source}:{item.language.translation_group}")
             if group is not None:
                 head = Entry.objects.filter(
                     pk=group.target_id, collection=collection, deleted_at__isnull=True
@@ -772,7 +919,15 @@ class Runner:
         base = slugify(unquote(item.slug)) or slugify(item.title)
         if not base:
             return None
-        free = content_services.free_slug(collection.pk, locale or settings.CMS_DEFAULT_LOCALE, base)
+        locale = locale or settings.CMS_DEFAULT_LOCALE
+        key = (collection.pk, locale, base)
+        taken = getattr(self, "taken_slugs", None)
+        if taken is not None and key not in taken:
+            free = base
+        else:
+            free = content_services.free_slug(collection.pk, locale, base)
+        if taken is not None:
+            taken.add((collection.pk, locale, free))
         if free != base:
             self.warn(
                 "SLUG_RENAMED",
@@ -793,11 +948,8 @@ class Runner:
             ids = wanted.setdefault(ref.taxonomy, [])
             if term_id not in ids:
                 ids.append(term_id)
-        for wp_name, term_ids in wanted.items():
-            taxonomy = self._taxonomy(wp_name, collection)
-            taxonomy_services.entry_terms_set(
-                actor=self.system, entry=entry, taxonomy=taxonomy, term_ids=term_ids
-            )
+        by_taxonomy = {self._taxonomy(wp_name, collection): term_ids for wp_name, term_ids in wanted.items()}
+        taxonomy_services.entry_terms_set_many(actor=self.system, entry=entry, terms=by_taxonomy)
 
     def _fail(self, item: ImportItem, reason: str, collection: Collection | None) -> str | None:
         """SPEC §7: the item is kept as a draft holding its original content in ``_importError``; the import goes on."""
@@ -822,6 +974,7 @@ class Runner:
                     )
                     entry_id = entry.pk
             except CmsError as error:
+                self._failed_fast()
                 reason = f"{reason}; saving it as a draft failed too: {_reason(error)}"
         self.counters["failed"] += 1
         if len(self.failed) < MAX_LISTED:
@@ -842,9 +995,11 @@ class Runner:
     def phase_links(self) -> None:
         with transaction.atomic():
             self._link_pending()
+            self.flush()
         if self.options.get("includeMenus", True):
             with transaction.atomic():
                 self._menus()
+                self.flush()
 
     def _link_pending(self) -> None:
         waiting = ImportRecord.objects.filter(site=self.site, kind="entry", payload__sectionRefs=True)
@@ -854,18 +1009,20 @@ class Runner:
                 continue
             content, pending = self._resolve_sections(entry.data["content"])
             if content != entry.data["content"]:
-                services._write_entry(entry, {"content": content})
+                services.write_imported_entry(entry, {"content": content})
             if not pending:
                 record.payload = {k: v for k, v in record.payload.items() if k != "sectionRefs"}
                 record.save(update_fields=["payload", "updated_at"])
-        waiting = ImportRecord.objects.filter(site=self.site, kind="entry", payload__has_key="featuredImage")
+        waiting = ImportRecord.objects.filter(site=self.site, kind="entry", payload__featuredPending=True)
         for record in waiting:
             entry = Entry.objects.filter(pk=record.target_id, deleted_at__isnull=True).first()
             if entry is None or entry.data.get("featured_image"):
                 continue
             image = self._featured(record.payload["featuredImage"])
             if image:
-                services._write_entry(entry, {"featured_image": image})
+                services.write_imported_entry(entry, {"featured_image": image})
+                record.payload = {k: v for k, v in record.payload.items() if k != "featuredPending"}
+                record.save(update_fields=["payload", "updated_at"])
 
     def _menus(self) -> None:
         sources = list(ImportRecord.objects.filter(site=self.site, kind="menu_item_source"))
@@ -877,7 +1034,7 @@ class Runner:
             names.setdefault(record.payload["menu"], record.payload["menu"])
         menus: dict[str, Menu] = {}
         for slug, label in sorted(names.items()):
-            record = services.record_get(self.site, "menu", slug)
+            record = self.get("menu", slug)
             menu = Menu.objects.filter(pk=record.target_id).first() if record else None
             if menu is None:
                 name = services.slug_for_menu(slug)
@@ -886,7 +1043,7 @@ class Runner:
                     name = f"{base}-{number}"
                     number += 1
                 menu = menu_services.menu_create(actor=self.system, name=name, label=label or slug)
-                services.record_put(self.site, "menu", slug, target_id=menu.pk, target_type=menu.name)
+                self.put("menu", slug, target_id=menu.pk, target_type=menu.name)
                 self.counters["menus"] += 1
             menus[slug] = menu
         made: dict[str, str] = {
@@ -926,7 +1083,7 @@ class Runner:
         kind, object_id = payload.get("type"), payload.get("objectId")
         target = None
         if kind == "post_type" and object_id is not None:
-            target = services.record_get(self.site, "entry", object_id)
+            target = self.get("entry", object_id)
             if (
                 target
                 and target.target_id
@@ -964,9 +1121,7 @@ class Runner:
                 sourceId=record.source_id,
             )
             return None
-        services.record_put(
-            self.site, "menu_item", record.source_id, target_id=item.pk, target_type=menu.name
-        )
+        self.put("menu_item", record.source_id, target_id=item.pk, target_type=menu.name)
         self.counters["menuItems"] += 1
         return item.pk
 
@@ -1001,7 +1156,8 @@ def _parent_key(payload: dict[str, Any]) -> str | None:
 
 
 def _reason(error: CmsError) -> str:
-    if isinstance(error.details, dict) and error.details:
+    # A ValidationError's message already summarises its details; a generic message does not.
+    if isinstance(error.details, dict) and error.details and error.message == type(error).default_message:
         return f"{error.message} ({'; '.join(f'{k}: {v}' for k, v in error.details.items())})"
     return error.message
 

@@ -470,7 +470,7 @@ def media_import(
     return {"imported": len(imported), "failed": failed, "urlMap": url_map, "items": imported}
 
 
-def _write_entry(entry: Entry, data: dict[str, Any]) -> None:
+def write_imported_entry(entry: Entry, data: dict[str, Any]) -> None:
     """Change fields of an imported entry; a published one stays published with the change (unless an editor has
     unpublished draft changes waiting, which the import leaves alone)."""
     system = Actor.system()
@@ -497,7 +497,7 @@ def link_featured_images(*, site: str, attachment_id: Any, media: MediaItem) -> 
             continue
         alt = current.get("alt")
         value = {"id": media.pk, **({"alt": alt} if alt else {})}
-        _write_entry(entry, {"featured_image": value})
+        write_imported_entry(entry, {"featured_image": value})
         linked += 1
     return linked
 
@@ -568,7 +568,7 @@ def rewrite_urls(*, actor: Actor, url_map: dict[str, str]) -> dict[str, int]:
             changed = {key: value for key, value in changed.items() if value != entry.data.get(key)}
             if changed:
                 with transaction.atomic():
-                    _write_entry(entry, changed)
+                    write_imported_entry(entry, changed)
                 counts["entriesUpdated"] += 1
     system = Actor.system()
     for section in Section.objects.filter(source=SectionSource.IMPORT):

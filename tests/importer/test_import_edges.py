@@ -483,3 +483,31 @@ def test_wpml_language_data_becomes_locales_and_translation_groups(admin_api, se
     french = Entry.objects.get(slug="bonjour")
     assert (english.locale, french.locale) == ("en", "fr")
     assert french.translation_group == english.translation_group
+
+
+def test_items_the_collection_refuses_are_listed_and_the_others_imported(admin_api):
+    make_collection(
+        "posts",
+        fields=[
+            {"slug": "title", "type": "string", "validation": {"maxLength": 10}},
+            {"slug": "content", "type": "portableText"},
+        ],
+    )
+    content = wxr(post(1, title="Short", slug="short") + post(2, title="Far too long a title", slug="long"))
+
+    job = run_import(admin_api, content=content)
+
+    assert job["state"] == "completed"
+    assert job["summary"]["imported"] == {"posts": {"created": 1}}
+    reason = "title: Must be at most 10 characters long (got 20)."
+    assert job["summary"]["failed"] == [
+        {
+            "sourceId": 2,
+            "postType": "post",
+            "title": "Far too long a title",
+            "reason": f"{reason}; saving it as a draft failed too: {reason}",
+            "entryId": None,
+            "line": job["summary"]["failed"][0]["line"],
+        }
+    ]
+    assert [item["slug"] for item in all_entries(admin_api, "posts")] == ["short"]
