@@ -448,12 +448,17 @@ CMS_IMPORT_SOURCES = env_list(
     "CMS_IMPORT_SOURCES",
     [
         "apps.importer.sources.wxr_source",
+        "apps.importer.sources.blogplatform_hosted",
+        "apps.importer.sources.blogplatform_rest",
     ],
 )
+# The hosted platform's API (probe and OAuth import); tests point it at a local server.
+CMS_IMPORT_HOSTED_API = env("CMS_IMPORT_HOSTED_API", "https://public-api.wordpress.com")
 # Uploaded exports kept between analyze and execute, and by jobs until they finish.
 CMS_IMPORT_DIR = Path(env("CMS_IMPORT_DIR", str(VAR_DIR / "imports")))
 # Exports up to this size import within the request; larger ones run in `manage.py worker` (202 + job id).
 CMS_IMPORT_SYNC_MAX_BYTES = env_int("CMS_IMPORT_SYNC_MAX_BYTES", 5 * 1024 * 1024)
+CMS_IMPORT_SYNC_MAX_ITEMS = env_int("CMS_IMPORT_SYNC_MAX_ITEMS", 500)
 # A running job whose worker wrote nothing for this long is taken to be dead: it may be resumed.
 CMS_IMPORT_LEASE_SECONDS = env_int("CMS_IMPORT_LEASE_SECONDS", 120)
 # Source items committed together (with the job's cursor): a crash loses at most one batch's work, then redoes it.

@@ -16,8 +16,11 @@ from apps.importer.pipeline import run_job
 
 
 def runs_in_request(job: ImportJob) -> bool:
-    size = job.analysis.size if job.analysis else 0
-    return size <= settings.CMS_IMPORT_SYNC_MAX_BYTES
+    analysis = job.analysis
+    if analysis is not None and not analysis.file:
+        # A site read through its API: its item count stands in for the file size.
+        return analysis.result.get("itemCount", 0) <= settings.CMS_IMPORT_SYNC_MAX_ITEMS
+    return (analysis.size if analysis else 0) <= settings.CMS_IMPORT_SYNC_MAX_BYTES
 
 
 def _claim() -> ImportJob | None:

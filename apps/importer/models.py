@@ -22,6 +22,8 @@ class ImportAnalysis(TimestampedModel):
     # Where the upload is kept, relative to settings.CMS_IMPORT_DIR.
     file = models.CharField(max_length=255, blank=True)
     size = models.BigIntegerField(default=0)
+    # What a remote source reads ({url, accessToken}); the token is dropped once an import of it completes.
+    source_input = models.JSONField(default=dict, blank=True)
     result = models.JSONField(default=dict)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

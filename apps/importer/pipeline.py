@@ -104,7 +104,13 @@ class Runner:
         self.owner = job.created_by
         self.mappings: dict[str, dict[str, Any]] = self.options.get("postTypeMappings", {})
         self.source = registry.get_source(job.source)
-        self.path = services.analysis_path(job.analysis) if job.analysis else None
+        analysis = job.analysis
+        # A file for WXR; what a remote source reads ({url, accessToken}) otherwise.
+        self.input = (
+            services.analysis_path(analysis)
+            if analysis and analysis.file
+            else (analysis.source_input if analysis else None)
+        )
         self.collections: dict[str, Collection] = {}
         self.fields: dict[str, set[str]] = {}
         self.taxonomies: dict[str, Taxonomy] = {}
@@ -264,6 +270,11 @@ class Runner:
                 elif phase == "media" and self.options.get("includeMedia"):
                     self.phase_media()
             self.save(phase="done", state=JobState.COMPLETED, finished_at=now())
+            analysis = self.job.analysis
+            if analysis is not None and analysis.source_input.get("accessToken"):
+                # The token was needed to resume; a completed import keeps no credentials.
+                analysis.source_input = {k: v for k, v in analysis.source_input.items() if k != "accessToken"}
+                analysis.save(update_fields=["source_input", "updated_at"])
         except DB_LOST as error:
             self._stop(JobState.PAUSED, "DATABASE_UNAVAILABLE", f"The database connection was lost: {error}")
         except StorageQuotaExceeded as error:
@@ -291,7 +302,7 @@ class Runner:
             logger.exception("could not record the import job's state", extra={"job": self.job.pk})
 
     def records(self) -> Iterator[Any]:
-        return iter(self.source.fetch(self.path))
+        return iter(self.source.fetch(self.input))
 
     # --- prepare ----------------------------------------------------------------------------------------------------
 

@@ -123,6 +123,24 @@ def analysis_create(*, actor: Actor, file: IO[bytes], filename: str, source: str
     )
 
 
+def analysis_create_remote(*, actor: Actor, source: str, source_input: dict[str, Any]) -> ImportAnalysis:
+    """Analyse a site read through a source's API (``{url, accessToken}``); nothing is uploaded."""
+    authorize(actor, "import.run")
+    importer = registry.get_source(source)
+    if importer.id == "wxr":
+        raise ValidationError(
+            details={"source": "The wxr source reads an uploaded file: send it as multipart."}
+        )
+    result = importer.analyze(source_input)
+    return ImportAnalysis.objects.create(
+        source=importer.id,
+        filename=(source_input.get("url") or "")[:255],
+        source_input=source_input,
+        result=result,
+        created_by=actor.user,
+    )
+
+
 def analysis_from_path(*, actor: Actor, path: str | Path, source: str = "wxr") -> ImportAnalysis:
     """The command-line face: analyse a file given by path (copied, so the job can resume without it)."""
     with open(path, "rb") as handle:

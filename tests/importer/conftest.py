@@ -30,6 +30,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         self.server.requests.append(self.path)
+        self.server.authorizations[self.path.split("?")[0]] = self.headers.get("Authorization")
         route = self.server.routes.get(self.path) or self.server.routes.get(self.path.split("?")[0])
         if route is None:
             status, body, headers = 404, b"not found", {}
@@ -65,6 +66,7 @@ def web(settings):
     server = LocalServer(("127.0.0.1", 0), _Handler)
     server.routes = {}
     server.requests = []
+    server.authorizations = {}
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield server

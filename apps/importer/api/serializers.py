@@ -21,6 +21,16 @@ class AnalyzeIn(serializers.Serializer):
     file = serializers.FileField(help_text="The WordPress export (.xml, WXR 1.0 to 1.2).")
 
 
+class AnalyzeRemoteIn(serializers.Serializer):
+    source = serializers.CharField(max_length=63, help_text="A source with an API, e.g. blogplatform-hosted.")
+    url = serializers.CharField(max_length=2000, help_text="The site's address.")
+    accessToken = serializers.CharField(
+        max_length=4000,
+        required=False,
+        help_text="OAuth access token of the platform (drafts, private content).",
+    )
+
+
 class ImportPostTypeIn(serializers.Serializer):
     name = serializers.CharField(
         max_length=100, help_text="The WordPress post type, e.g. post, page, product."

@@ -18,6 +18,7 @@ from apps.importer import jobs, selectors, services
 from apps.importer.api.serializers import (
     AnalysisOut,
     AnalyzeIn,
+    AnalyzeRemoteIn,
     ExecuteConfigIn,
     ExecuteIn,
     ExecuteUploadIn,
@@ -50,18 +51,27 @@ class ImportViewSet(CmsViewSet):
 
     @endpoint(
         "import.run",
-        body={"multipart/form-data": AnalyzeIn},
+        body={"multipart/form-data": AnalyzeIn, "application/json": AnalyzeRemoteIn},
         response=AnalysisOut,
         status=201,
-        summary="Upload an export and analyse it",
+        errors=(404,),
+        summary="Upload an export (or name a site and token) and analyse it",
     )
     def analyze(self, request):
         """The file is kept server-side; ``analysisId`` names it in prepare and execute. Each post type gets a
-        status (rule 3): ready, new_collection, add_fields or incompatible (with the conflicting fields)."""
-        upload = self.body["file"]
-        analysis = services.analysis_create(
-            actor=actor_from_request(request), file=upload, filename=upload.name
-        )
+        status (rule 3): ready, new_collection, add_fields or incompatible (with the conflicting fields). JSON
+        ``{source, url, accessToken}`` analyses a site through a source's API instead (WordPress.com with OAuth)."""
+        actor = actor_from_request(request)
+        if "file" in self.body:
+            upload = self.body["file"]
+            analysis = services.analysis_create(actor=actor, file=upload, filename=upload.name)
+        else:
+            source_input = {"url": self.body["url"]}
+            if self.body.get("accessToken"):
+                source_input["accessToken"] = self.body["accessToken"]
+            analysis = services.analysis_create_remote(
+                actor=actor, source=self.body["source"], source_input=source_input
+            )
         return ok(present_analysis(analysis, services.post_type_plan(analysis.result)), status=201)
 
     @endpoint(
