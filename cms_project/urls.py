@@ -24,6 +24,7 @@ api_patterns = [
     path("", include("apps.taxonomy.api.urls")),
     path("", include("apps.menus.api.urls")),
     path("", include("apps.site.api.urls")),
+    path("", include("apps.search.api.urls")),
     path("", include("apps.plugins.api.urls")),
 ]
 
