@@ -335,3 +335,18 @@ def test_a_cursor_belongs_to_its_query(reader, articles):
         response = client.get(SEARCH, {**params, "limit": 1, "cursor": cursor})
         assert response.status_code == 400
         assert list(error_of(response)["details"]) == ["cursor"]
+
+
+def test_snippets_of_long_texts_are_cut_around_the_first_match(reader, articles):
+    filler = " ".join(f"word{n}" for n in range(300))
+    article(articles, "Long", f"{filler} the crème brûlée was superb {filler}.")
+    article(articles, "Titled kingfisher", f"{filler}.")
+    [hit] = search(reader, "creme")["results"]
+    snippet = hit["snippet"]
+    assert snippet.startswith("… ") and snippet.endswith(" …")
+    assert "<mark>crème</mark> brûlée was superb" in snippet
+    assert len(snippet.split()) < 45
+    # A match in the title only: the snippet is the beginning of the text.
+    [hit] = search(reader, "kingfisher")["results"]
+    assert hit["snippet"].startswith("word0 word1 word2") and hit["snippet"].endswith(" …")
+    assert "<mark>" not in hit["snippet"]

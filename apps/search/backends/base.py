@@ -31,6 +31,7 @@ SUGGESTIONS = SearchSuggestion._meta.db_table
 # Rows per multi-row INSERT (both databases allow far more parameters than this uses).
 INSERT_CHUNK = 500
 _SPACES = re.compile(r"\s+")
+_MARK_TAGS = re.compile(r"(</?mark>)")
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,31 @@ class DocumentRow:
     signature: str = field(default="")
 
 
+def excerpt(
+    marked: str, *, before: int = 8, words: int = 30, cut_before: bool = False, cut_after: bool = False
+) -> str:
+    """About ``words`` words of ``marked`` (text with its matches between MARK_START and MARK_END), starting
+    ``before`` words ahead of the first match, with "…" where text was left out. ``cut_before``/``cut_after``: the
+    text is a window of a longer one (its first or last word may be cut in two, and is dropped)."""
+    first = max(marked.find(MARK_START), 0)
+    # The first match's word starts after the last whitespace before the mark ("(running)" is one word).
+    boundary = first
+    while boundary > 0 and not marked[boundary - 1].isspace():
+        boundary -= 1
+    head = marked[:boundary].split()
+    tail = marked[boundary:].split()
+    if cut_before and head:
+        head = head[1:]
+    if cut_after and len(tail) > 1:
+        tail = tail[:-1]
+    kept_head = head[-before:] if before else []
+    kept_tail = tail[: max(words - len(kept_head), 1)]
+    text = " ".join(kept_head + kept_tail)
+    starts_cut = cut_before or len(head) > len(kept_head)
+    ends_cut = cut_after or len(tail) > len(kept_tail)
+    return ("… " if starts_cut else "") + text + (" …" if ends_cut else "")
+
+
 def snippet_html(marked: str | None) -> str:
     """A snippet from the database (matches between MARK_START and MARK_END) as HTML: everything escaped, the marks
     turned into ``<mark>`` tags, runs of whitespace as one space."""
@@ -99,7 +125,7 @@ def snippet_html(marked: str | None) -> str:
     # A fragment boundary can cut between the two characters; never leave a tag open or a close without an open.
     opened = 0
     parts = []
-    for piece in re.split(r"(</?mark>)", text):
+    for piece in _MARK_TAGS.split(text):
         if piece == "<mark>":
             if opened:
                 continue

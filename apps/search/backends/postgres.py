@@ -25,6 +25,7 @@ broken by entry id.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection
@@ -38,6 +39,7 @@ from apps.search.backends.base import (
     SearchBackend,
     SearchRequest,
     SearchResult,
+    excerpt,
     filter_sql,
     ids_in_order,
     snippet_html,
@@ -49,10 +51,20 @@ RUM_INDEX = "search_doc_tsv_rum"
 GIN_INDEX = "search_doc_tsv_gin"
 # Extra rows fetched on the RUM path so that ties in score at the end of a page can be ordered by entry id.
 TIE_SLACK = 20
-HEADLINE = (
-    f"StartSel={MARK_START}, StopSel={MARK_END}, MaxWords=20, MinWords=8, ShortWord=2, MaxFragments=2, "
-    'FragmentDelimiter=" … "'
-)
+HIGHLIGHT_ALL = f"HighlightAll=true, StartSel={MARK_START}, StopSel={MARK_END}"
+# The slice of the body given to ts_headline: from this many characters before the first likely match, this long.
+WINDOW_BEFORE = 160
+WINDOW = 640
+# At most this many lexeme beginnings are looked for (long queries).
+MAX_PREFIXES = 8
+
+
+@dataclass(frozen=True)
+class _Query:
+    sql: str
+    params: list
+    prefixes: list[str]
+
 
 # The parser takes "<word…>" for an HTML tag and leaves it out of headlines (and skips <script> elements' text): a
 # zero-width space after "<" keeps it text, and is removed from the headline again. The tsvector does the same with a
@@ -86,6 +98,18 @@ def index_kind() -> str | None:
         return "rum" if RUM_INDEX in names else "gin" if GIN_INDEX in names else None
 
     return schema_cached("search:postgres-index", load)
+
+
+_unaccent: bool | None = None
+
+
+def has_unaccent() -> bool:
+    global _unaccent
+    if _unaccent is None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM pg_extension WHERE extname = 'unaccent'")
+            _unaccent = cursor.fetchone() is not None
+    return _unaccent
 
 
 def rum_available() -> bool:
@@ -124,15 +148,33 @@ class PostgresBackend(SearchBackend):
             params += [config, text]
         return f"({sql})", params
 
+    def _lexeme_prefixes(
+        self, request: SearchRequest, nodes_sql: str, nodes_params: list
+    ) -> list[str] | None:
+        """None when the query has no lexeme (stop words only: it matches nothing); else the beginnings of the
+        lexemes of its required words, which locate the first match in a document's text for its snippet."""
+        locales = [request.locale] if request.locale else list(settings.CMS_LOCALES)
+        configs = sorted({self.config(locale) for locale in locales})
+        words = " ".join(item for group in request.query.groups for item in group.include)
+        lexemes_sql = " || ".join(["tsvector_to_array(to_tsvector(%s::regconfig, %s))"] * len(configs))
+        lexemes_params = [value for config in configs for value in (config, words)]
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT numnode({nodes_sql}), {lexemes_sql}", [*nodes_params, *lexemes_params])
+            nodes, lexemes = cursor.fetchone()
+        if not nodes:
+            return None
+        # Stems are usually a prefix of the words they come from, less their last letter ("happi" of "happy").
+        prefixes = {lexeme if len(lexeme) <= 3 else lexeme[:-1] for lexeme in lexemes or []}
+        return sorted(prefixes, key=lambda prefix: (-len(prefix), prefix))[:MAX_PREFIXES]
+
     def search(self, request: SearchRequest) -> SearchResult:
         if request.query.is_empty:
             return SearchResult([], False, "gin")
         query_sql, query_params = self._tsquery(request)
-        with connection.cursor() as cursor:
-            # Stop words only ("the"): PostgreSQL's query is empty and matches nothing.
-            cursor.execute(f"SELECT numnode({query_sql})", query_params)
-            if not cursor.fetchone()[0]:
-                return SearchResult([], False, "gin")
+        prefixes = self._lexeme_prefixes(request, query_sql, query_params)
+        if prefixes is None:
+            return SearchResult([], False, "gin")
+        query = _Query(query_sql, query_params, prefixes)
         kind = index_kind()
         mode = request.after.mode if request.after is not None else None
         if mode is None:
@@ -142,10 +184,8 @@ class PostgresBackend(SearchBackend):
                 else "gin"
             )
         if mode == "rum" and kind == "rum":
-            return self._search_rum(request, query_sql, query_params)
-        return self._search_bounded(
-            request, query_sql, query_params, score="rum_ts_score" if kind == "rum" else "ts_rank_cd"
-        )
+            return self._search_rum(request, query)
+        return self._search_bounded(request, query, score="rum_ts_score" if kind == "rum" else "ts_rank_cd")
 
     @property
     def rum_limit(self) -> int:
@@ -164,24 +204,70 @@ class PostgresBackend(SearchBackend):
         plan = json.loads(plan) if isinstance(plan, str) else plan
         return float(plan[0]["Plan"]["Plan Rows"])
 
-    def _details(self, ids: list[int], query_sql: str, query_params: list, score: str | None) -> dict:
-        """Title, slug, collection and snippet (and the score, on the RUM path) of the page's documents."""
-        score_sql = f", {score}(d.tsv, {query_sql})" if score else ""
+    def _details(self, ids: list[int], query: _Query, score: str | None) -> dict:
+        """Title, slug, collection and snippet (and the score, on the RUM path) of the page's documents.
+
+        ts_headline parses and stems every word it is given (half a millisecond for 500 words), so it is given a
+        window of the body around the first place a lexeme's beginning appears in it (found with ``strpos`` on the
+        lowercased, unaccented text); where that guess finds no match, the whole body."""
+        rows = self._headlines(ids, query, score, window=True)
+        missed = [document_id for document_id, row in rows.items() if row[-1]]
+        if missed:
+            rows.update(self._headlines(missed, query, score, window=False))
+        return {document_id: row[:-1] for document_id, row in rows.items()}
+
+    def _headlines(self, ids: list[int], query: _Query, score: str | None, *, window: bool) -> dict:
+        score_sql = f", {score}(d.tsv, {query.sql})" if score else ""
+        if window and query.prefixes:
+            positions = ", ".join(["NULLIF(strpos(f.folded, %s), 0)"] * len(query.prefixes))
+            fold = "unaccent(lower(d.body))" if has_unaccent() else "lower(d.body)"
+            located = (
+                "CROSS JOIN LATERAL (SELECT h.hit, greatest(1, coalesce(h.hit, 1) - %s) AS start FROM "  # noqa: S608
+                f"(SELECT LEAST({positions}) AS hit FROM (SELECT {fold} AS folded) f) h) w"
+            )
+            located_params = [WINDOW_BEFORE, *query.prefixes]
+            text_sql, text_params = "substr(d.body, w.start, %s)", [WINDOW]
+        else:
+            located = "CROSS JOIN LATERAL (SELECT NULL::int AS hit, 1 AS start) w"
+            located_params = []
+            text_sql, text_params = "d.body", []
         with connection.cursor() as cursor:
             cursor.execute(
-                f"SELECT d.id, d.collection_id, d.slug, d.title, "  # noqa: S608
-                f"ts_headline(d.config, replace(d.body, '<', %s), {query_sql}, %s){score_sql} "
-                f"FROM {DOCUMENTS} d WHERE d.id = ANY(%s)",
-                [NO_TAG, *query_params, HEADLINE, *(query_params if score else []), ids],
+                f"SELECT d.id, d.collection_id, d.slug, d.title, w.hit, w.start, char_length(d.body), "  # noqa: S608
+                f"ts_headline(d.config, replace({text_sql}, '<', %s), {query.sql}, %s){score_sql} "
+                f"FROM {DOCUMENTS} d {located} WHERE d.id = ANY(%s)",
+                [
+                    *text_params,
+                    NO_TAG,
+                    *query.params,
+                    HIGHLIGHT_ALL,
+                    *(query.params if score else []),
+                    *located_params,
+                    ids,
+                ],
             )
-            return {
-                row[0]: (*row[1:4], (row[4] or "").replace(ZERO_WIDTH_SPACE, ""), *row[5:])
-                for row in cursor.fetchall()
-            }
+            found = {}
+            for (
+                document_id,
+                collection_id,
+                slug,
+                title,
+                hit,
+                start,
+                length,
+                marked,
+                *rest,
+            ) in cursor.fetchall():
+                marked = (marked or "").replace(ZERO_WIDTH_SPACE, "")
+                cut_after = window and query.prefixes and start - 1 + WINDOW < length
+                snippet = excerpt(marked, cut_before=start > 1, cut_after=bool(cut_after))
+                # A prefix found where the stemmer finds no match ("run" in "brunch"): try the whole body.
+                missed = hit is not None and MARK_START not in marked
+                found[document_id] = (collection_id, slug, title, snippet, *rest, missed)
+            return found
 
-    def _search_bounded(
-        self, request: SearchRequest, query_sql: str, query_params: list, score: str
-    ) -> SearchResult:
+    def _search_bounded(self, request: SearchRequest, query: _Query, score: str) -> SearchResult:
+        query_sql, query_params = query.sql, query.params
         where, params = filter_sql(request)
         after_sql, after_params = "", []
         if request.after is not None:
@@ -198,7 +284,7 @@ class PostgresBackend(SearchBackend):
             ranked = cursor.fetchall()
         more = len(ranked) > request.limit
         ranked = ranked[: request.limit]
-        details = self._details([row[0] for row in ranked], query_sql, query_params, None) if ranked else {}
+        details = self._details([row[0] for row in ranked], query, None) if ranked else {}
         hits = []
         for document_id, entry_id, value in ranked:
             collection_id, slug, title, snippet = details[document_id]
@@ -235,7 +321,8 @@ class PostgresBackend(SearchBackend):
             )
             return cursor.fetchall()
 
-    def _search_rum(self, request: SearchRequest, query_sql: str, query_params: list) -> SearchResult:
+    def _search_rum(self, request: SearchRequest, query: _Query) -> SearchResult:
+        query_sql, query_params = query.sql, query.params
         fetch = request.limit + 1 + TIE_SLACK
         rows = self._rum_rows(request, query_sql, query_params, limit=fetch)
         rows.sort(key=lambda row: (row[2], row[1]))
@@ -246,9 +333,7 @@ class PostgresBackend(SearchBackend):
             rows += self._rum_rows(request, query_sql, query_params, limit=request.limit + 1, equal=tie)
         more = len(rows) > request.limit
         rows = rows[: request.limit]
-        details = (
-            self._details([row[0] for row in rows], query_sql, query_params, "rum_ts_score") if rows else {}
-        )
+        details = self._details([row[0] for row in rows], query, "rum_ts_score") if rows else {}
         hits = []
         for document_id, entry_id, distance in rows:
             collection_id, slug, title, snippet, score = details[document_id]
