@@ -6,7 +6,7 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c requirements/
 export HOST ?= 127.0.0.1
 export PORT ?= 8000
 
-.PHONY: run test bench lint openapi constraints clean
+.PHONY: run test bench bench-search lint openapi constraints clean
 
 $(VENV)/.prod-installed: requirements/base.txt requirements/prod.txt requirements/constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=python3.11)")'
@@ -46,6 +46,11 @@ test: $(VENV)/.dev-installed $(TS_CHECK)
 bench: $(VENV)/.dev-installed
 	@command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk"; exit 1; }
 	$(PY) -m bench.run $(BENCH_ARGS)
+
+## Full-text search at 100,000 entries on SQLite and PostgreSQL (RUM and GIN); writes docs/performance.md (needs wrk).
+bench-search: $(VENV)/.dev-installed
+	@command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk"; exit 1; }
+	$(PY) -m bench.search $(BENCH_ARGS)
 
 lint: $(VENV)/.dev-installed
 	$(PY) -m ruff check --fix .

@@ -22,6 +22,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -312,6 +313,8 @@ def main() -> int:
     if shutil.which("wrk") is None:
         print("wrk is needed: apt-get install wrk", file=sys.stderr)
         return 1
+    # Stopped with SIGTERM: unwind, so the servers started here are stopped too.
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(143))
     RESULTS.mkdir(parents=True, exist_ok=True)
     work = RESULTS / "work"
     work.mkdir(exist_ok=True)

@@ -116,7 +116,8 @@ def documents_for(entry, collection, fields) -> list[DocumentSpec]:
         return []
     working = document_text(fields, entry.data or {})
     if entry.status == "published" and entry.live_data is not None:
-        published = document_text(fields, entry.live_data)
+        same = entry.live_data is entry.data or entry.live_data == entry.data
+        published = working if same else document_text(fields, entry.live_data)
         if published == working:
             return [DocumentSpec(True, True, *working)]
         return [DocumentSpec(True, False, *published), DocumentSpec(False, True, *working)]

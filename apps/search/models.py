@@ -30,11 +30,12 @@ class SearchDocument(models.Model):
     # What editors see (this is the entry's working copy).
     working = models.BooleanField()
     slug = models.CharField(max_length=200)
-    title = models.TextField()
-    body = models.TextField()
-    # A hash of everything above and of the analyzer (the language configuration): writers compare it to skip
-    # documents that would not change, and a changed language setting makes every document differ.
+    # A hash of the document's text and flags and of the analyzer (the language configuration): writers compare it
+    # to skip documents that would not change, and a changed language setting makes every document differ.
     signature = models.CharField(max_length=32)
+    title = models.TextField()
+    # The last column (migration 0001): SQLite keeps the columns before a long text on the row's first page.
+    body = models.TextField()
 
     class Meta:
         indexes = [

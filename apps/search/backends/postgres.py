@@ -1,11 +1,15 @@
 """PostgreSQL: a stored generated ``tsvector`` per document, queried with ``websearch_to_tsquery``, marked with
 ``ts_headline``.
 
-Structures (migration 0001): ``config regconfig`` per document (the locale's language, see apps/search/languages.py)
+Structures (migration 0002): ``config regconfig`` per document (the locale's language, see apps/search/languages.py)
 and ``tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector(config, title), 'A') || setweight(to_tsvector(config,
-body), 'B')) STORED``. The configurations are ours, ``cms_<language>``: copies of PostgreSQL's with ``unaccent``
-before the stemmer, so "cafe" finds "café". The ``tsv`` column has a RUM index when the ``rum`` extension is
-installed (Debian: ``postgresql-15-rum``), else a GIN index; ``manage.py reindex --index rum|gin`` switches.
+body), 'B')) STORED`` (with a space after each "<", so that PostgreSQL's parser does not skip text that looks like
+HTML). The configurations are ours, ``cms_<language>``: copies of PostgreSQL's with ``unaccent`` before the stemmer,
+so "cafe" finds "café". The ``tsv`` column has a RUM index when the ``rum`` extension is installed (Debian:
+``postgresql-15-rum``), else a GIN index; ``manage.py reindex --index rum|gin`` switches.
+
+Snippets: ``ts_headline`` with every match marked, on a window of the body around the first match (see
+``_details``), cut to about 30 words by ``excerpt``.
 
 Ranking, with the cost of each path at 100,000 documents in docs/performance.md:
 

@@ -2,7 +2,7 @@
 
 ``search_fts`` is an external-content FTS5 table on ``search_searchdocument`` (columns ``title`` and ``body``,
 ``tokenize='porter unicode61 remove_diacritics 2'``: case- and accent-insensitive, English stemming), kept in step by
-triggers on the documents table (migration 0001), so a document row and its index entry are written together.
+triggers on the documents table (migration 0002), so a document row and its index entry are written together.
 
 Snippets: ``highlight()`` marks the body and ``excerpt()`` keeps about 30 words from just before the first match.
 

@@ -36,22 +36,6 @@ class Migration(migrations.Migration):
             name="SearchDocument",
             fields=[
                 ("id", models.BigAutoField(primary_key=True, serialize=False)),
-                ("locale", models.CharField(max_length=16)),
-                ("published", models.BooleanField()),
-                ("working", models.BooleanField()),
-                ("slug", models.CharField(max_length=200)),
-                ("title", models.TextField()),
-                ("body", models.TextField()),
-                ("signature", models.CharField(max_length=32)),
-                (
-                    "collection",
-                    models.ForeignKey(
-                        db_index=False,
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="+",
-                        to="schema.collection",
-                    ),
-                ),
                 (
                     "entry",
                     models.ForeignKey(
@@ -61,6 +45,24 @@ class Migration(migrations.Migration):
                         to="content.entry",
                     ),
                 ),
+                (
+                    "collection",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="schema.collection",
+                    ),
+                ),
+                ("locale", models.CharField(max_length=16)),
+                ("published", models.BooleanField()),
+                ("working", models.BooleanField()),
+                ("slug", models.CharField(max_length=200)),
+                ("signature", models.CharField(max_length=32)),
+                ("title", models.TextField()),
+                # Last: SQLite stores a long body in overflow pages, and the columns before it stay on the row's
+                # first page, where ranking reads them for thousands of candidates.
+                ("body", models.TextField()),
             ],
         ),
         migrations.CreateModel(
