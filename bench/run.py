@@ -74,6 +74,8 @@ class Measurement:
     p50_ms: float
     p99_ms: float
     errors: int
+    max_ms: float = 0.0
+    requests: int = 0
 
 
 @dataclass
@@ -122,7 +124,16 @@ def wrk(
     total_errors = int(errors.group(1)) if errors else 0
     if socket_errors:
         total_errors += sum(int(group) for group in socket_errors.groups())
-    return Measurement(rps, _ms(*p50.groups()), _ms(*p99.groups()), total_errors)
+    latency = re.search(r"Latency\s+[\d.]+\w+\s+[\d.]+\w+\s+([\d.]+)(us|ms|s)", output)
+    requests = re.search(r"(\d+) requests in", output)
+    return Measurement(
+        rps,
+        _ms(*p50.groups()),
+        _ms(*p99.groups()),
+        total_errors,
+        _ms(*latency.groups()) if latency else 0.0,
+        int(requests.group(1)) if requests else 0,
+    )
 
 
 class Server:
@@ -144,7 +155,8 @@ class Server:
             try:
                 if requests.get(self.url + path, timeout=2).status_code == 200:
                     return
-            except (requests.ConnectionError, requests.Timeout):
+            except requests.RequestException:
+                # Not listening yet, or a worker still importing the application on a busy machine.
                 time.sleep(0.2)
         raise RuntimeError(f"server on {self.url} did not start; see {self.log.name}")
 
