@@ -27,7 +27,8 @@ def main() -> None:
     out = Path(sys.argv[1])
     token = (out / "token").read_text().strip()
     entry_id = (out / "ids.txt").read_text().split()[0]
-    client = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
+    # The host the benchmark server answers as (ALLOWED_HOSTS), not the test client's "testserver".
+    client = Client(HTTP_AUTHORIZATION=f"Bearer {token}", HTTP_HOST="127.0.0.1")
     mcp_headers = {
         "HTTP_ACCEPT": "application/json, text/event-stream",
         "HTTP_MCP_PROTOCOL_VERSION": "2025-11-25",
