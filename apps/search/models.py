@@ -64,7 +64,11 @@ class SearchSuggestion(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["first", "key", "document"], name="search_suggest_key"),
+            # The key range in key order; the other columns let both databases filter without reading rows.
+            models.Index(
+                fields=["key", "document", "first", "published", "working", "collection", "locale"],
+                name="search_suggest_key",
+            ),
             models.Index(fields=["document"], name="search_suggest_document"),
         ]
 

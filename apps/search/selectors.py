@@ -210,22 +210,30 @@ def search_suggest(
         rows = rows.filter(collection_id__in=collection_ids)
     if locale is not None:
         rows = rows.filter(locale=locale)
-    rows = rows.select_related("document").only(
-        "key", "collection_id", "document__entry_id", "document__slug", "document__title"
-    )
     slugs = {c.pk: c.slug for c in collections_for_read()}
     found: dict[str, Suggestion] = {}
     for first in (True, False):
         if len(found) >= limit:
             break
         # A title can match at several of its words: fetch extra rows so duplicates do not shorten the answer.
-        for row in rows.filter(first=first).order_by("key", "document_id")[: limit * 3]:
-            document = row.document
-            if document.entry_id in found or row.collection_id not in slugs:
-                continue
-            found[document.entry_id] = Suggestion(
-                slugs[row.collection_id], document.entry_id, document.slug, document.title
+        matches = list(
+            rows.filter(first=first)
+            .order_by("key", "document_id")
+            .values_list("document_id", "collection_id")[: limit * 3]
+        )
+        documents = {
+            row[0]: row[1:]
+            for row in SearchDocument.objects.filter(pk__in=[m[0] for m in matches]).values_list(
+                "id", "entry_id", "slug", "title"
             )
+        }
+        for document_id, collection_id in matches:
+            if document_id not in documents or collection_id not in slugs:
+                continue
+            entry_id, slug, title = documents[document_id]
+            if entry_id in found:
+                continue
+            found[entry_id] = Suggestion(slugs[collection_id], entry_id, slug, title)
             if len(found) >= limit:
                 break
     return list(found.values())

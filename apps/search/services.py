@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import orjson
@@ -199,9 +200,12 @@ def search_rebuild(
     full: bool = False,
     batch_size: int = BATCH_SIZE,
     progress: Progress | None = None,
+    index: str | None = None,
 ) -> dict:
     """Rebuild the index of the named collections (slugs), or of every collection: searchable collections have their
-    documents checked and repaired (``full``: deleted and rewritten), others lose any they still have."""
+    documents checked and repaired (``full``: deleted and rewritten), others lose any they still have. A full rebuild
+    of every collection is a bulk load (``SearchBackend.bulk_load``). ``index``: the full-text index kind to use
+    (PostgreSQL: rum or gin)."""
     authorize(actor, "search.rebuild")
     started = time.monotonic()
     known = {collection.slug: collection for collection in Collection.objects.order_by("slug")}
@@ -215,14 +219,25 @@ def search_rebuild(
                 details={"collections": f"Unknown: {', '.join(unknown)}."},
             )
         targets = [known[slug] for slug in dict.fromkeys(collections)]
+    backend = get_search_backend()
     results = []
-    for collection in targets:
-        counts = collection_index(collection=collection, full=full, batch_size=batch_size, progress=progress)
-        if counts.searchable:
-            _record(counts, collection)
-        results.append(counts)
+    if full and collections is None:
+        loading = backend.bulk_load(index)
+    else:
+        if index is not None:
+            with transaction.atomic():
+                backend.set_index(index)
+        loading = nullcontext()
+    with loading:
+        for collection in targets:
+            counts = collection_index(
+                collection=collection, full=full, batch_size=batch_size, progress=progress
+            )
+            if counts.searchable:
+                _record(counts, collection)
+            results.append(counts)
     if any(counts.written or counts.removed for counts in results):
-        get_search_backend().after_rebuild()
+        backend.after_rebuild()
     return {
         "collections": [counts.as_dict() for counts in results],
         "entries": sum(counts.entries for counts in results),

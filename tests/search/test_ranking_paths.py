@@ -110,3 +110,19 @@ def test_stats_name_the_index_in_use(admin_api, articles):
     if _rum_installed():
         backend.set_index("rum")
         assert admin_api.get("/_cms/api/search/stats").json()["data"]["engine"] == "postgresql-rum"
+
+
+@pytest.mark.requires_postgres
+def test_a_full_reindex_is_a_bulk_load_that_ends_with_the_chosen_index(reader, articles):
+    import io
+
+    from django.core.management import call_command
+
+    from apps.search.backends.postgres import _current_index_kind
+
+    article(articles, "Otters", "Otters swim.")
+    call_command("reindex", "--full", "--index", "gin", stdout=io.StringIO(), stderr=io.StringIO())
+    assert _current_index_kind() == "gin"
+    assert titles(reader, "swim") == ["Otters"]
+    call_command("reindex", "--full", stdout=io.StringIO(), stderr=io.StringIO())
+    assert _current_index_kind() == "gin"

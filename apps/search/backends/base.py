@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import re
 from abc import ABC, abstractmethod
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import xxhash
@@ -292,6 +293,17 @@ class SearchBackend(ABC):
         return removed
 
     # --- maintenance ----------------------------------------------------------------------------------------------
+
+    @contextmanager
+    def bulk_load(self, index: str | None = None):
+        """Around a rewrite of the whole index: a backend may set aside what makes each write slow and rebuild it
+        once at the end. ``index`` names the kind of full-text index to end with (PostgreSQL: rum or gin)."""
+        if index is not None:
+            self.set_index(index)
+        yield
+
+    def set_index(self, kind: str) -> None:
+        raise ValueError(f"The {self.vendor} backend has one kind of full-text index.")
 
     @abstractmethod
     def after_rebuild(self) -> None:

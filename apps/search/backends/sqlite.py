@@ -40,6 +40,9 @@ logger = logging.getLogger("cms.search")
 FTS = "search_fts"
 TITLE_WEIGHT = 5.0
 BODY_WEIGHT = 1.0
+RANK = f"bm25({TITLE_WEIGHT}, {BODY_WEIGHT})"
+# Extra rows read past the page, for documents of the other version and for ties at the page's end.
+TIE_SLACK = 20
 
 
 class SqliteBackend(SearchBackend):
@@ -68,32 +71,14 @@ class SqliteBackend(SearchBackend):
             return SearchResult([], False, "exact")
 
     def _search(self, request: SearchRequest, match: str) -> SearchResult:
-        where, params = filter_sql(request)
+        narrowed = request.collection_ids is not None or request.locale is not None
         with connection.cursor() as cursor:
-            # The rank_limit-th newest match (rowids grow with every write): rank from there on.
-            cursor.execute(
-                f"SELECT {FTS}.rowid FROM {FTS} JOIN {DOCUMENTS} d ON d.id = {FTS}.rowid "  # noqa: S608
-                f"WHERE {FTS} MATCH %s AND {where} ORDER BY {FTS}.rowid DESC LIMIT 1 OFFSET %s",
-                [match, *params, self.rank_limit - 1],
-            )
-            row = cursor.fetchone()
-            boundary = row[0] if row else 0
-            mode = "bounded" if row else "exact"
-            after_sql, after_params = "", []
-            if request.after is not None:
-                after_sql = "WHERE key > %s OR (key = %s AND entry_id > %s)"
-                after_params = [request.after.key, request.after.key, request.after.entry_id]
-            cursor.execute(
-                f"SELECT id, entry_id, key FROM ("  # noqa: S608
-                f"SELECT d.id AS id, d.entry_id AS entry_id, bm25({FTS}, {TITLE_WEIGHT}, {BODY_WEIGHT}) AS key "
-                f"FROM {FTS} JOIN {DOCUMENTS} d ON d.id = {FTS}.rowid "
-                f"WHERE {FTS} MATCH %s AND {FTS}.rowid >= %s AND {where}"
-                f") {after_sql} ORDER BY key, entry_id LIMIT %s",
-                [match, boundary, *params, *after_params, request.limit + 1],
-            )
-            ranked = cursor.fetchall()
-            more = len(ranked) > request.limit
-            ranked = ranked[: request.limit]
+            boundary = self._boundary(cursor, request, match, narrowed)
+            mode = "bounded" if boundary else "exact"
+            if narrowed:
+                ranked, more = self._rank_joined(cursor, request, match, boundary)
+            else:
+                ranked, more = self._rank_in_index(cursor, request, match, boundary)
             details = {}
             if ranked:
                 ids = [row[0] for row in ranked]
@@ -124,6 +109,81 @@ class SqliteBackend(SearchBackend):
                 )
             )
         return SearchResult(hits, more, mode)
+
+    def _boundary(self, cursor, request: SearchRequest, match: str, narrowed: bool) -> int:
+        """The rowid of the rank_limit-th newest match (rowids grow with every write), or 0 when there are fewer.
+        Without a collection or locale filter, the newest matches of either version are counted, straight from the
+        index; with one, those that pass it (each read from the documents table)."""
+        if narrowed:
+            where, params = filter_sql(request)
+            cursor.execute(
+                f"SELECT {FTS}.rowid FROM {FTS} JOIN {DOCUMENTS} d ON d.id = {FTS}.rowid "  # noqa: S608
+                f"WHERE {FTS} MATCH %s AND {where} ORDER BY {FTS}.rowid DESC LIMIT 1 OFFSET %s",
+                [match, *params, self.rank_limit - 1],
+            )
+        else:
+            cursor.execute(
+                f"SELECT rowid FROM {FTS} WHERE {FTS} MATCH %s ORDER BY rowid DESC LIMIT 1 OFFSET %s",  # noqa: S608
+                [match, self.rank_limit - 1],
+            )
+        row = cursor.fetchone()
+        return row[0] if row else 0
+
+    def _rank_joined(self, cursor, request: SearchRequest, match: str, boundary: int) -> tuple[list, bool]:
+        """Rank with the filters applied to each candidate (a collection or locale filter may leave few)."""
+        where, params = filter_sql(request)
+        after_sql, after_params = "", []
+        if request.after is not None:
+            after_sql = "WHERE key > %s OR (key = %s AND entry_id > %s)"
+            after_params = [request.after.key, request.after.key, request.after.entry_id]
+        cursor.execute(
+            f"SELECT id, entry_id, key FROM ("  # noqa: S608
+            f"SELECT d.id AS id, d.entry_id AS entry_id, bm25({FTS}, {TITLE_WEIGHT}, {BODY_WEIGHT}) AS key "
+            f"FROM {FTS} JOIN {DOCUMENTS} d ON d.id = {FTS}.rowid "
+            f"WHERE {FTS} MATCH %s AND {FTS}.rowid >= %s AND {where}"
+            f") {after_sql} ORDER BY key, entry_id LIMIT %s",
+            [match, boundary, *params, *after_params, request.limit + 1],
+        )
+        ranked = cursor.fetchall()
+        return ranked[: request.limit], len(ranked) > request.limit
+
+    def _rank_in_index(self, cursor, request: SearchRequest, match: str, boundary: int) -> tuple[list, bool]:
+        """Rank inside FTS5 (``ORDER BY rank`` sorts on bm25 without reading any row), then read the best few rows
+        for their entry ids and version flags; read more when the flags or ties at the end of the page need it."""
+        flag = "published" if request.variant == "published" else "working"
+        after = request.after
+        fetch = (request.limit + 1) * 2 + TIE_SLACK
+        while True:
+            cursor.execute(
+                f"SELECT rowid, rank FROM {FTS} WHERE {FTS} MATCH %s AND rank MATCH %s AND rowid >= %s"  # noqa: S608
+                + (" AND rank >= %s" if after is not None else "")
+                + " ORDER BY rank LIMIT %s",
+                [match, RANK, boundary, *([after.key] if after is not None else []), fetch],
+            )
+            fetched = cursor.fetchall()
+            entries = {}
+            if fetched:
+                placeholders = ", ".join(["%s"] * len(fetched))
+                cursor.execute(
+                    f"SELECT id, entry_id FROM {DOCUMENTS} WHERE id IN ({placeholders}) AND {flag}",  # noqa: S608
+                    [rowid for rowid, _ in fetched],
+                )
+                entries = dict(cursor.fetchall())
+            candidates = sorted(
+                (key, entries[rowid], rowid)
+                for rowid, key in fetched
+                if rowid in entries and (after is None or (key, entries[rowid]) > (after.key, after.entry_id))
+            )
+            exhausted = len(fetched) < fetch
+            # Settled when every match was read, or when the page's last hit scores strictly better than the last
+            # row read (rows not read yet score no better, so none can come before it, ties included).
+            if exhausted or (
+                len(candidates) > request.limit and candidates[request.limit][0] < fetched[-1][1]
+            ):
+                break
+            fetch *= 4
+        ranked = [(rowid, entry_id, key) for key, entry_id, rowid in candidates[: request.limit + 1]]
+        return ranked[: request.limit], len(ranked) > request.limit
 
     # --- writing --------------------------------------------------------------------------------------------------
 

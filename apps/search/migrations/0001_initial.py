@@ -104,7 +104,10 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name="searchsuggestion",
-            index=models.Index(fields=["first", "key", "document"], name="search_suggest_key"),
+            index=models.Index(
+                fields=["key", "document", "first", "published", "working", "collection", "locale"],
+                name="search_suggest_key",
+            ),
         ),
         migrations.AddIndex(
             model_name="searchsuggestion",

@@ -5,8 +5,9 @@ It works in batches, each its own short transaction that locks the batch's entri
 while the server serves: searches keep answering from the index as it is, and edits made meanwhile are indexed by
 their own transaction. Without ``--full`` only documents that differ from what they should be are rewritten (a
 correct index is left as it is); ``--full`` deletes each collection's documents first and writes them all again.
-``--index`` (PostgreSQL) first replaces the tsvector index with a RUM or GIN one, e.g. after installing the ``rum``
-extension.
+``--index`` (PostgreSQL) replaces the tsvector index with a RUM or GIN one, e.g. after installing the ``rum``
+extension. ``--full`` without ``--collection`` is a bulk load: on PostgreSQL the tsvector index is dropped while the
+documents are written and built once at the end (several times faster; searches are slow meanwhile).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 import time
 
 from django.core.management.base import BaseCommand, CommandError, OutputWrapper
-from django.db import connection, transaction
+from django.db import connection
 
 from apps.accounts.permissions import Actor
 from apps.core.errors import ValidationError
@@ -83,12 +84,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         backend = get_search_backend()
-        if options["index"]:
-            if connection.vendor != "postgresql":
-                raise CommandError("--index applies to PostgreSQL only; SQLite always uses FTS5.")
-            with transaction.atomic():
-                backend.set_index(options["index"])
-            self.stderr.write(f"The tsvector index is now {options['index'].upper()}.")
+        if options["index"] and connection.vendor != "postgresql":
+            raise CommandError("--index applies to PostgreSQL only; SQLite always uses FTS5.")
         progress = Progress(self.stderr, enabled=not options["no_progress"])
         try:
             result = services.search_rebuild(
@@ -97,9 +94,12 @@ class Command(BaseCommand):
                 full=options["full"],
                 batch_size=options["batch_size"],
                 progress=progress,
+                index=options["index"],
             )
         except ValidationError as exc:
             raise CommandError(exc.message) from exc
+        if options["index"]:
+            self.stderr.write(f"The tsvector index is {options['index'].upper()}.")
         result["engine"] = backend.engine()
         result["documentsPerSecond"] = (
             round(result["written"] / result["seconds"], 1) if result["seconds"] else 0.0
