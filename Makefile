@@ -6,7 +6,7 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c requirements/
 export HOST ?= 127.0.0.1
 export PORT ?= 8000
 
-.PHONY: run test bench lint openapi mcp-tools constraints clean
+.PHONY: run test bench stress lint openapi mcp-tools constraints clean
 
 $(VENV)/.prod-installed: requirements/base.txt requirements/prod.txt requirements/constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=python3.11)")'
@@ -39,6 +39,7 @@ $(TS_CHECK): tests/typescript/package.json tests/typescript/package-lock.json
 test: $(VENV)/.dev-installed $(TS_CHECK)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(PY) -m bandit --quiet --recursive apps --severity-level medium
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
 	VENV=$(VENV) bash scripts/run-tests.sh $(PYTEST_ARGS)
 
@@ -46,6 +47,10 @@ test: $(VENV)/.dev-installed $(TS_CHECK)
 bench: $(VENV)/.dev-installed
 	@command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk"; exit 1; }
 	$(PY) -m bench.run $(BENCH_ARGS)
+
+## Load and faults with pass/fail verdicts (10 minutes of mixed load, killed workers, a PostgreSQL restart).
+stress: $(VENV)/.dev-installed
+	$(PY) -m bench.stress $(STRESS_ARGS)
 
 lint: $(VENV)/.dev-installed
 	$(PY) -m ruff check --fix .

@@ -162,7 +162,7 @@ class IndexBackend:
             assignments = ", ".join(f"{self._quote(c)} = json_remove({self._quote(c)}, %s)" for c in columns)
             params = [f"$.{key}"] * len(columns)
         # Only quoted identifiers are interpolated; the key and the scope travel as parameters.
-        sql = f"UPDATE {self._quote(table)} SET {assignments} WHERE {self._quote(scope_column)} = %s"  # noqa: S608
+        sql = f"UPDATE {self._quote(table)} SET {assignments} WHERE {self._quote(scope_column)} = %s"  # noqa: S608  # nosec B608
         with connection.cursor() as cursor:
             cursor.execute(sql, [*params, scope])
             return cursor.rowcount

@@ -62,3 +62,11 @@ def test_media_keys_that_escape_the_root_are_refused(admin_api, media_root, key)
     assert response.status_code in (400, 404)
     if response["Content-Type"].startswith("application/json"):
         assert error(response)["success"] is False
+
+
+@pytest.mark.parametrize("path", ["/_cms/api/content/posts/a%00b", "/_cms/api/taxonomies/a%00b"])
+def test_nul_in_a_path_segment_is_refused(admin_api, posts_collection, path):
+    response = admin_api.get(path)
+    assert response.status_code == 400
+    assert error(response)["error"]["code"] == "VALIDATION_ERROR"
+    assert list(error(response)["error"]["details"].values()) == ["Null characters are not allowed."]
