@@ -247,3 +247,21 @@ def test_an_unexpected_failure_is_internal_error_without_details(token, monkeypa
     message = mcp.call("settings_get", {}, status=200)
     assert message["error"] == {"code": -32603, "message": "Internal error"}
     assert b"hunter2" not in json.dumps(message).encode()
+
+
+@pytest.mark.parametrize("version", ALL_VERSIONS)
+def test_tool_results_in_each_version(token, version):
+    mcp = McpClient(token, version)
+    result = mcp.call("settings_get", {})["result"]
+    check_message(version, "tools/call", {"jsonrpc": "2.0", "id": 1, "result": result})
+    value = json.loads(result["content"][0]["text"])
+    assert result["isError"] is False
+    if version == "2025-03-26":
+        assert "structuredContent" not in result  # added in 2025-06-18
+    else:
+        assert result["structuredContent"] == value
+    if version == MODERN:
+        assert result["resultType"] == "complete"
+        assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "cms"
+    else:
+        assert "resultType" not in result
