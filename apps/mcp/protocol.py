@@ -40,8 +40,9 @@ from pydantic import ValidationError as PydanticValidationError
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import Actor
+from apps.core.api.exceptions import to_cms_error
 from apps.core.api.parsers import nul_path
-from apps.core.errors import CmsError, Forbidden, Unauthorized, ValidationError
+from apps.core.errors import CmsError, Forbidden, ServiceUnavailable, Unauthorized, ValidationError
 from apps.mcp import registry
 
 logger = logging.getLogger("cms.mcp")
@@ -348,7 +349,9 @@ def call_tool(actor: Actor, name: str, arguments: dict[str, Any], version: str) 
         return tool_error(exc)
     except RpcError:
         raise
-    except Exception:
+    except Exception as exc:
+        if isinstance(to_cms_error(exc), ServiceUnavailable):
+            raise  # the endpoint answers 503 with Retry-After
         logger.exception("tool %s raised", name)
         raise RpcError(INTERNAL_ERROR, "Internal error") from None
     text = orjson.dumps(value).decode()

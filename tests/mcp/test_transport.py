@@ -265,3 +265,27 @@ def test_tool_results_in_each_version(token, version):
         assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "cms"
     else:
         assert "resultType" not in result
+
+
+def test_an_unreachable_database_is_503_with_retry_after(token, monkeypatch):
+    import dataclasses
+
+    from django.db import OperationalError
+
+    from apps.mcp import registry
+
+    def unreachable(actor, args):
+        raise OperationalError("connection to server at 127.0.0.1 failed: Connection refused")
+
+    monkeypatch.setitem(
+        registry._tools,
+        "settings_get",
+        dataclasses.replace(registry.get("settings_get"), handler=unreachable),
+    )
+    response = McpClient(token).post(
+        envelope("2025-11-25", "tools/call", {"name": "settings_get", "arguments": {}})
+    )
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    assert response.json()["error"]["code"] == -32603
+    assert "127.0.0.1" not in response.content.decode()
