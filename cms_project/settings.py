@@ -104,6 +104,7 @@ INSTALLED_APPS = [
     "apps.site",
     "apps.plugins",
     "apps.mcp",
+    "apps.importer",
 ]
 
 MIDDLEWARE = [
@@ -440,6 +441,36 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("CMS_MAX_JSON_BYTES", 5 * 1024 * 1024)
 # Dotted paths of plugin packages (a module with a `plugin` attribute, or a Plugin subclass). Each can be enabled and
 # disabled at run time (/_cms/api/plugins); listing it here installs it.
 CMS_PLUGINS = env_list("CMS_PLUGINS", ["apps.plugins.builtin.callout", "apps.plugins.builtin.audit"])
+
+# --- Import (SPEC §4.10) ---------------------------------------------------------------------------------------------
+
+# Import sources by dotted path (each module has a `source` attribute); plugins add theirs while enabled.
+CMS_IMPORT_SOURCES = env_list(
+    "CMS_IMPORT_SOURCES",
+    [
+        "apps.importer.sources.wxr_source",
+        "apps.importer.sources.blogplatform_hosted",
+        "apps.importer.sources.blogplatform_rest",
+    ],
+)
+# The hosted platform's API (probe and OAuth import); tests point it at a local server.
+CMS_IMPORT_HOSTED_API = env("CMS_IMPORT_HOSTED_API", "https://public-api.wordpress.com")
+# Uploaded exports kept between analyze and execute, and by jobs until they finish.
+CMS_IMPORT_DIR = Path(env("CMS_IMPORT_DIR", str(VAR_DIR / "imports")))
+# Exports up to this size import within the request; larger ones run in `manage.py worker` (202 + job id).
+CMS_IMPORT_SYNC_MAX_BYTES = env_int("CMS_IMPORT_SYNC_MAX_BYTES", 5 * 1024 * 1024)
+CMS_IMPORT_SYNC_MAX_ITEMS = env_int("CMS_IMPORT_SYNC_MAX_ITEMS", 500)
+# A running job whose worker wrote nothing for this long is taken to be dead: it may be resumed.
+CMS_IMPORT_LEASE_SECONDS = env_int("CMS_IMPORT_LEASE_SECONDS", 120)
+# Source items committed together (with the job's cursor): a crash loses at most one batch's work, then redoes it.
+CMS_IMPORT_BATCH_SIZE = env_int("CMS_IMPORT_BATCH_SIZE", 100)
+# Seconds a media download may wait for the next bytes before it is retried (SPEC §7: retried with backoff).
+CMS_IMPORT_FETCH_TIMEOUT = env_int("CMS_IMPORT_FETCH_TIMEOUT", 20)
+# How long URL probing waits for the sources' probes (they run in parallel).
+CMS_IMPORT_PROBE_TIMEOUT = env_int("CMS_IMPORT_PROBE_TIMEOUT", 15)
+CMS_IMPORT_MAX_BYTES = env_int("CMS_IMPORT_MAX_BYTES", 2 * 1024 * 1024 * 1024)
+# Total bytes media may occupy; importing media stops when it would go over (unset: no limit).
+CMS_MEDIA_QUOTA_BYTES = env_int("CMS_MEDIA_QUOTA_BYTES", 0) or None
 
 # --- Locale and time ------------------------------------------------------------------------------------------------
 

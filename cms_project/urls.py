@@ -27,6 +27,7 @@ api_patterns = [
     path("", include("apps.site.api.urls")),
     path("", include("apps.plugins.api.urls")),
     path("mcp", mcp_endpoint, name="mcp"),
+    path("", include("apps.importer.api.urls")),
 ]
 
 

@@ -305,8 +305,10 @@ def entry_create(
     author: User | None = None,
     published_at: datetime | None = None,
     meta: dict | None = None,
+    created_at: datetime | None = None,
 ) -> Entry:
-    """Create an entry, a draft unless ``status`` is ``published``. ``author`` defaults to the acting user."""
+    """Create an entry, a draft unless ``status`` is ``published``. ``author`` defaults to the acting user.
+    ``created_at`` keeps the original date of imported content (now by default)."""
     authorize(actor, "content.create")
     if status not in WRITABLE_STATUSES:
         raise ValidationError(
@@ -354,7 +356,7 @@ def entry_create(
         live_data=copy.deepcopy(clean) if status == Status.PUBLISHED else None,
         author=author if author is not None else actor.user,
         meta=meta or {},
-        created_at=moment,
+        created_at=created_at or moment,
         updated_at=moment,
         published_at=(published_at or moment) if status == Status.PUBLISHED else None,
     )

@@ -267,3 +267,43 @@ def entry_terms_set(*, actor: Actor, entry: Entry, taxonomy: Taxonomy, term_ids:
         sender=Entry, entry=entry, taxonomy=taxonomy, term_ids=list(term_ids), actor=actor
     )
     return [found[term_id] for term_id in term_ids]
+
+
+@transaction.atomic
+def entry_terms_set_many(*, actor: Actor, entry: Entry, terms: dict[Taxonomy, list[str]]) -> None:
+    """``entry_terms_set`` for several taxonomies at once, in one statement each for the checks and the writes (the
+    importer sets categories and tags of thousands of entries)."""
+    if not terms:
+        return
+    entry = Entry.objects.select_for_update().select_related("collection").get(pk=entry.pk)
+    authorize(actor, "content.update", owner_id=entry.author_id)
+    attached = set(
+        Taxonomy.collections.through.objects.filter(
+            collection_id=entry.collection_id, taxonomy_id__in=[taxonomy.pk for taxonomy in terms]
+        ).values_list("taxonomy_id", flat=True)
+    )
+    problems: dict[str, str] = {}
+    wanted = [term_id for term_ids in terms.values() for term_id in term_ids]
+    found = dict(Term.objects.filter(pk__in=wanted).values_list("pk", "taxonomy_id"))
+    for taxonomy, term_ids in terms.items():
+        if taxonomy.pk not in attached:
+            problems[taxonomy.name] = (
+                f"The taxonomy '{taxonomy.name}' does not apply to '{entry.collection.slug}'."
+            )
+        if len(set(term_ids)) != len(term_ids):
+            problems[f"{taxonomy.name}.termIds"] = "Name each term once."
+        for index, term_id in enumerate(term_ids):
+            if found.get(term_id) != taxonomy.pk:
+                problems[f"{taxonomy.name}.termIds.{index}"] = f"No term {term_id} in '{taxonomy.name}'."
+    if problems:
+        raise ValidationError(details=problems)
+    EntryTerm.objects.filter(entry=entry, taxonomy__in=list(terms)).delete()
+    EntryTerm.objects.bulk_create(
+        EntryTerm(entry=entry, term_id=term_id, taxonomy=taxonomy, sort_order=position)
+        for taxonomy, term_ids in terms.items()
+        for position, term_id in enumerate(term_ids)
+    )
+    for taxonomy, term_ids in terms.items():
+        events.entry_terms_changed.send(
+            sender=Entry, entry=entry, taxonomy=taxonomy, term_ids=list(term_ids), actor=actor
+        )

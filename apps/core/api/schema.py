@@ -25,6 +25,7 @@ ERROR_DESCRIPTIONS = {
     413: "The request body is too large (PAYLOAD_TOO_LARGE).",
     415: "The Content-Type of the request body is not one this endpoint takes (UNSUPPORTED_MEDIA_TYPE).",
     429: "Rate limited (RATE_LIMITED); see the Retry-After header.",
+    507: "Storage quota exceeded (STORAGE_QUOTA_EXCEEDED); details show the usage.",
     503: "Temporarily unavailable (SERVICE_UNAVAILABLE); see the Retry-After header.",
 }
 

@@ -1,0 +1,22 @@
+from django.apps import AppConfig
+
+
+class ImporterConfig(AppConfig):
+    name = "apps.importer"
+    label = "importer"
+    verbose_name = "Import"
+
+    def ready(self) -> None:
+        from apps.accounts import permissions
+        from apps.accounts.models import Role
+        from apps.core import worker
+        from apps.importer import jobs
+
+        permissions.register(
+            {
+                # An import writes collections, fields, taxonomies, menus, sections, bylines and media, and fetches
+                # URLs given by the caller: the admin scope and role (docs/decisions.md).
+                "import.run": permissions.Rule("admin", Role.ADMIN),
+            }
+        )
+        worker.register("import_jobs", jobs.run_queued)

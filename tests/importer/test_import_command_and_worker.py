@@ -1,0 +1,235 @@
+"""``manage.py import_wxr`` and import jobs run by ``manage.py worker``, including a worker killed half-way."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+
+from apps.importer.models import ImportJob
+from tests.importer.conftest import IMPORTER_DATA, THEME_UNIT_TEST
+from tests.importer.helpers import EXECUTE, all_entries, all_pages, analyze, job_url, post, statuses, wxr
+from tests.importer.wxr_factory import write_wxr
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str) -> str:
+    out = StringIO()
+    call_command("import_wxr", *args, "--no-progress", stdout=out)
+    return out.getvalue()
+
+
+def test_import_wxr_imports_the_theme_unit_test(admin_api):
+    output = run(str(THEME_UNIT_TEST))
+
+    job = ImportJob.objects.get()
+    assert output == (
+        f"Import job {job.pk}: 79 items\n"
+        "State: completed\n"
+        "  pages: created 21\n"
+        "  posts: created 58\n"
+        "  attachments 37, bylines 3, collections 2, entries 79, menuItems 70, menus 6, taxonomies 3, terms 191\n"
+    )
+    assert statuses(all_entries(admin_api, "posts")) == {"published": 56, "draft": 1, "scheduled": 1}
+    assert len(all_entries(admin_api, "pages")) == 21
+    assert len(all_pages(admin_api, "/_cms/api/taxonomies/category/terms")) == 68
+
+
+def test_import_wxr_maps_and_skips_post_types(admin_api):
+    output = run(str(THEME_UNIT_TEST), "--map", "post=articles", "--map", "page=", "--no-menus")
+
+    assert "  articles: created 58\n" in output
+    assert "  skipped 21 page: Not enabled in postTypeMappings\n" in output
+    assert len(all_entries(admin_api, "articles")) == 58
+    assert admin_api.get("/_cms/api/menus").json()["data"]["items"] == []
+
+
+def test_import_wxr_reports_an_invalid_file():
+    with pytest.raises(CommandError) as error:
+        run(str(IMPORTER_DATA / "malformed-simple.xml"))
+    assert str(error.value) == (
+        "The file cannot be imported: The file is not well-formed XML (no element found, column 0). (line 14) "
+        "file: The file is not well-formed XML (no element found, column 0). (line 14); line: 14"
+    )
+
+
+def test_import_wxr_needs_a_file_or_a_job():
+    with pytest.raises(CommandError) as error:
+        run()
+    assert str(error.value) == "Give the WXR file to import, or --resume JOB."
+
+
+def test_import_wxr_resumes_a_paused_job(admin_api, settings, monkeypatch):
+    from django.db import OperationalError
+
+    from apps.content import services as content_services
+
+    settings.CMS_IMPORT_BATCH_SIZE = 1
+    create = content_services.entry_create
+    state = {"calls": 0}
+
+    def flaky(**kwargs):
+        state["calls"] += 1
+        if state["calls"] == 2:
+            raise OperationalError("connection lost")
+        return create(**kwargs)
+
+    monkeypatch.setattr(content_services, "entry_create", flaky)
+    analysis = analyze(
+        admin_api, content=wxr(post(1, slug="one") + post(2, slug="two") + post(3, slug="three"))
+    )
+    response = admin_api.post(EXECUTE, {"analysisId": analysis["analysisId"]}, format="json")
+    job = response.json()["data"]
+    assert (job["state"], job["progress"]["current"]) == ("paused", 1)
+
+    output = run("--resume", job["id"])
+
+    assert f"Import job {job['id']}" in output
+    assert "State: completed\n  posts: created 3\n" in output
+    assert sorted(item["slug"] for item in all_entries(admin_api, "posts")) == ["one", "three", "two"]
+
+
+# --- a worker killed half-way ---------------------------------------------------------------------------------------
+
+POSTS = 300
+EXPECTED_SUMMARY = {
+    "imported": {"posts": {"created": POSTS}},
+    "kinds": {
+        "attachments": 50,
+        "bylines": 5,
+        "collections": 1,
+        "entries": POSTS,
+        "taxonomies": 2,
+        "terms": 70,
+    },
+    "failed": [],
+}
+
+
+def _database_url() -> str:
+    settings = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{settings['NAME']}"
+    password = f":{settings['PASSWORD']}" if settings.get("PASSWORD") else ""
+    return (
+        f"postgres://{settings['USER']}{password}@{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/"
+        f"{settings['NAME']}"
+    )
+
+
+def _final_state(client) -> dict:
+    entries = all_entries(client, "posts")
+    return {
+        "entries": sorted((item["slug"], item["status"], item["data"]["title"]) for item in entries),
+        "categories": sorted(
+            term["slug"] for term in all_pages(client, "/_cms/api/taxonomies/category/terms")
+        ),
+        "tags": sorted(term["slug"] for term in all_pages(client, "/_cms/api/taxonomies/post_tag/terms")),
+        "bylines": len({item["primaryBylineId"] for item in entries}),
+    }
+
+
+def _summary(job: dict) -> dict:
+    return {key: job["summary"][key] for key in ("imported", "kinds", "failed")}
+
+
+def test_an_uninterrupted_run_gives_the_expected_state(transactional_db, admin_api, tmp_path, settings):
+    path = write_wxr(tmp_path / "big.xml", POSTS)
+    settings.CMS_IMPORT_SYNC_MAX_BYTES = 10
+    analysis = analyze(admin_api, content=path.read_bytes())
+    job = admin_api.post(EXECUTE, {"analysisId": analysis["analysisId"]}, format="json").json()["data"]
+
+    call_command("worker", "--once", stdout=StringIO())
+
+    done = admin_api.get(job_url(job["id"])).json()["data"]
+    assert done["state"] == "completed"
+    assert _summary(done) == EXPECTED_SUMMARY
+    state = _final_state(admin_api)
+    assert len(state["entries"]) == POSTS
+    assert (len(state["categories"]), len(state["tags"]), state["bylines"]) == (20, 50, 5)
+
+
+def test_a_killed_worker_resumes_to_the_same_final_state(
+    transactional_db, admin_api, tmp_path, settings, import_dir
+):
+    path = write_wxr(tmp_path / "big.xml", POSTS)
+    settings.CMS_IMPORT_SYNC_MAX_BYTES = 10
+    analysis = analyze(admin_api, content=path.read_bytes())
+    response = admin_api.post(EXECUTE, {"analysisId": analysis["analysisId"]}, format="json")
+    assert response.status_code == 202
+    job_id = response.json()["data"]["id"]
+
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url(),
+        "CMS_IMPORT_DIR": str(import_dir),
+        "CMS_IMPORT_BATCH_SIZE": "10",
+        "CMS_REQUEST_LOG": "false",
+        "CMS_LOG_LEVEL": "WARNING",
+    }
+    worker = subprocess.Popen(
+        [sys.executable, "manage.py", "worker", "--interval", "0.2"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        # Kill it once a few batches are committed: neither before it starts nor after it finishes.
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            job = ImportJob.objects.get(pk=job_id)
+            if job.cursor >= 100:
+                break
+            assert worker.poll() is None, "the worker stopped on its own"
+            time.sleep(0.05)
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(timeout=30)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+    killed = ImportJob.objects.get(pk=job_id)
+    assert killed.state == "running"
+    assert 100 <= killed.cursor < POSTS + 50
+    assert len(all_entries(admin_api, "posts")) < POSTS
+
+    settings.CMS_IMPORT_LEASE_SECONDS = 0
+    response = admin_api.post(f"{job_url(job_id)}/resume")
+    assert response.status_code == 202
+    assert response.json()["data"]["state"] == "queued"
+    call_command("worker", "--once", stdout=StringIO())
+
+    done = admin_api.get(job_url(job_id)).json()["data"]
+    assert done["state"] == "completed"
+    assert _summary(done) == EXPECTED_SUMMARY
+    state = _final_state(admin_api)
+    assert len(state["entries"]) == POSTS
+    assert len({slug for slug, _, _ in state["entries"]}) == POSTS
+    assert (len(state["categories"]), len(state["tags"]), state["bylines"]) == (20, 50, 5)
+    assert {status for _, status, _ in state["entries"]} == {"published"}
+
+
+def test_a_running_job_cannot_be_resumed(transactional_db, admin_api, settings):
+    settings.CMS_IMPORT_SYNC_MAX_BYTES = 10
+    analysis = analyze(admin_api, content=wxr(post(1)))
+    job_id = admin_api.post(EXECUTE, {"analysisId": analysis["analysisId"]}, format="json").json()["data"][
+        "id"
+    ]
+    ImportJob.objects.filter(pk=job_id).update(state="running")
+
+    response = admin_api.post(f"{job_url(job_id)}/resume")
+
+    assert response.status_code == 409
+    assert (
+        response.json()["error"]["message"]
+        == "The job is running; it can be resumed once it pauses or fails."
+    )
