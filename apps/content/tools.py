@@ -388,7 +388,10 @@ def content_delete(actor, args: EntryIn) -> dict:
 
 @tool("content_restore", title="Restore an entry from the trash", scope="content:write", input=EntryIn)
 def content_restore(actor, args: EntryIn) -> dict:
-    """Bring an entry back from the trash into the live listing. Returns {item, _rev}."""
+    """Bring an entry back from the trash (see content_list_trashed) into the live listing, in the state it had.
+
+    Returns {item, _rev}.
+    """
     return _written(services.entry_restore(actor=actor, **_address(args.collection, args.id)))
 
 
@@ -410,13 +413,20 @@ def content_permanent_delete(actor, args: EntryIn) -> dict:
 
 @tool("content_publish", title="Publish an entry", scope="content:write", input=EntryIn, idempotent=True)
 def content_publish(actor, args: EntryIn) -> dict:
-    """Publish an entry's working copy: it becomes the live version. Returns {item, _rev}."""
+    """Publish an entry's working copy: it becomes the live version that readers see.
+
+    Returns {item, _rev}. Later edits (content_update) change the working copy only, until published again;
+    content_unpublish takes it offline, content_schedule publishes later instead.
+    """
     return _written(services.entry_publish(actor=actor, **_address(args.collection, args.id)))
 
 
 @tool("content_unpublish", title="Unpublish an entry", scope="content:write", input=EntryIn, idempotent=True)
 def content_unpublish(actor, args: EntryIn) -> dict:
-    """Take a published entry offline; it becomes a draft and keeps its content. Returns {item, _rev}."""
+    """Take a published entry offline: it becomes a draft and keeps its content; content_publish brings it back.
+
+    Returns {item, _rev}.
+    """
     return _written(services.entry_unpublish(actor=actor, **_address(args.collection, args.id)))
 
 
@@ -438,7 +448,10 @@ def content_schedule(actor, args: ScheduleIn) -> dict:
 
 @tool("content_unschedule", title="Cancel a scheduled publication", scope="content:write", input=EntryIn)
 def content_unschedule(actor, args: EntryIn) -> dict:
-    """Cancel a scheduled publication; the entry goes back to draft. Returns {item, _rev}."""
+    """Cancel a publication planned with content_schedule; the entry goes back to draft, its content unchanged.
+
+    Returns {item, _rev}.
+    """
     return _written(services.entry_unschedule(actor=actor, **_address(args.collection, args.id)))
 
 
@@ -459,7 +472,9 @@ def content_discard_draft(actor, args: EntryIn) -> dict:
 
 @tool("content_duplicate", title="Duplicate an entry", scope="content:write", input=EntryIn)
 def content_duplicate(actor, args: EntryIn) -> dict:
-    """Copy an entry into a new draft: the title gets ' (Copy)', the slug is generated. Returns {item, _rev}."""
+    """Copy an entry into a new draft with the same fields and bylines: the title gets ' (Copy)', the slug is
+    generated, values of unique fields are left out. Returns the copy as {item, _rev}.
+    """
     return _written(services.entry_duplicate(actor=actor, entry=_target(args.collection, args.id)))
 
 

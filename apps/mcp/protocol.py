@@ -40,8 +40,9 @@ from pydantic import ValidationError as PydanticValidationError
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import Actor
+from apps.core.api.exceptions import to_cms_error
 from apps.core.api.parsers import nul_path
-from apps.core.errors import CmsError, Forbidden, Unauthorized, ValidationError
+from apps.core.errors import CmsError, Forbidden, ServiceUnavailable, Unauthorized, ValidationError
 from apps.mcp import registry
 
 logger = logging.getLogger("cms.mcp")
@@ -295,6 +296,24 @@ def _plugin_arguments(tool: registry.Tool, arguments: dict[str, Any]) -> dict[st
     return arguments
 
 
+# Real arguments nest a few levels (Portable Text inside a field inside data); far deeper nesting only exhausts the
+# interpreter's recursion in validation and copying, which would otherwise surface as an internal error.
+MAX_ARGUMENT_DEPTH = 64
+
+
+def too_deep(value: Any, limit: int = MAX_ARGUMENT_DEPTH) -> str | None:
+    """The dotted path where ``value`` nests deeper than ``limit`` objects and arrays, or None (no recursion)."""
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            if depth >= limit:
+                return path or "arguments"
+            items = node.items() if isinstance(node, dict) else enumerate(node)
+            stack.extend((item, f"{path}.{key}" if path else str(key), depth + 1) for key, item in items)
+    return None
+
+
 def tool_error(exc: CmsError) -> dict[str, Any]:
     text = f"[{exc.code}] {exc.message}"
     details = exc.details if isinstance(exc.details, Mapping) else {}
@@ -327,6 +346,8 @@ def call_tool(actor: Actor, name: str, arguments: dict[str, Any], version: str) 
     if not actor.has_role(tool.min_role):
         raise insufficient_role(tool.min_role)
     try:
+        if (path := too_deep(arguments)) is not None:
+            raise ValidationError(details={path: f"Nested more than {MAX_ARGUMENT_DEPTH} levels deep."})
         # As REST's parser does: PostgreSQL cannot store NUL, so both databases refuse it alike.
         if (path := nul_path(arguments)) is not None:
             raise ValidationError(details={path: "Text may not contain the NUL character (\\u0000)."})
@@ -348,7 +369,9 @@ def call_tool(actor: Actor, name: str, arguments: dict[str, Any], version: str) 
         return tool_error(exc)
     except RpcError:
         raise
-    except Exception:
+    except Exception as exc:
+        if isinstance(to_cms_error(exc), ServiceUnavailable):
+            raise  # the endpoint answers 503 with Retry-After
         logger.exception("tool %s raised", name)
         raise RpcError(INTERNAL_ERROR, "Internal error") from None
     text = orjson.dumps(value).decode()

@@ -6,7 +6,8 @@ unknown keys, so the published ``inputSchema`` says ``additionalProperties: fals
 know is refused instead of being dropped (CONVENTIONS 5). Plugin tools come from ``apps.plugins.registry`` while their
 plugin is enabled and are named ``<pluginId>__<name>``.
 
-This module imports no domain app (ARCHITECTURE §7): the domains register into it.
+Like the plugin registry, this module imports no domain app beyond the accounts layer (roles) that every face uses
+(ARCHITECTURE §7): the domains register into it.
 """
 
 from __future__ import annotations

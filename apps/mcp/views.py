@@ -13,7 +13,7 @@ HTTP answers of the transport (MCP transports spec, "Streamable HTTP"):
 - An Origin that is not ours or an allowed CORS origin → 403 (DNS-rebinding protection).
 - Content-Type other than JSON → 415; an Accept that excludes JSON → 406; a body over ``CMS_MAX_JSON_BYTES`` → 413.
 - No or a bad bearer token → 401 with ``WWW-Authenticate: Bearer resource_metadata="…"`` (SPEC §5, RFC 9728).
-- Over the rate limit → 429 with ``Retry-After``.
+- Over the rate limit → 429 with ``Retry-After``; the database unreachable → 503 with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 from apps.accounts import oauth
 from apps.accounts.authentication import authenticate_bearer, bearer_challenge
 from apps.core import ratelimit
-from apps.core.errors import RateLimited, Unauthorized
+from apps.core.api.exceptions import to_cms_error
+from apps.core.errors import RateLimited, ServiceUnavailable, Unauthorized
 from apps.mcp import protocol
 
 logger = logging.getLogger("cms.mcp")
@@ -170,7 +171,21 @@ def _bearer(request: HttpRequest) -> str | None:
 
 
 def serve(request: HttpRequest) -> HttpResponse:
-    """Authenticate, count, parse and answer one POST (runs in a worker thread: it uses the database)."""
+    """Authenticate, count, parse and answer one POST (runs in a worker thread: it uses the database).
+
+    A database that cannot be reached is 503 with ``Retry-After``, as on REST: the client should retry, not report
+    a bug."""
+    try:
+        return _serve(request)
+    except Exception as exc:
+        error = to_cms_error(exc)
+        if isinstance(error, ServiceUnavailable):
+            logger.warning("MCP request failed: database unavailable", exc_info=True)
+            return _refusal(503, error.message, error.headers, code=INTERNAL_ERROR)
+        raise
+
+
+def _serve(request: HttpRequest) -> HttpResponse:
     raw = _bearer(request)
     try:
         if raw is None:
@@ -223,7 +238,9 @@ def serve(request: HttpRequest) -> HttpResponse:
             protocol.error_body(request_id, exc.code, exc.message, exc.data),
             protocol.http_status(exc.code, modern),
         )
-    except Exception:
+    except Exception as exc:
+        if isinstance(to_cms_error(exc), ServiceUnavailable):
+            raise
         logger.exception("MCP request failed", extra={"method": decoded.get("method")})
         return _answer(
             protocol.error_body(request_id, INTERNAL_ERROR, "Internal error"),

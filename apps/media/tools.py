@@ -55,7 +55,9 @@ class MediaUpdateIn(ToolInput):
     "media_update", title="Update media metadata", scope="media:write", input=MediaUpdateIn, idempotent=True
 )
 def media_update(actor, args: MediaUpdateIn) -> dict:
-    """Change a media item's alt text, caption or dimensions; what is not sent stays. Returns the item."""
+    """Change a media item's alt text, caption or dimensions; what is not sent stays. Entries showing the image
+    pick up the new alt text unless they set their own. Returns the item as media_get shows it.
+    """
     changes = args.model_dump(exclude_unset=True, exclude={"id"})
     item = services.media_update(actor=actor, item=selectors.media_get(media_id=args.id), changes=changes)
     return present_media(item)

@@ -51,7 +51,10 @@ class SectionCreateIn(ToolInput):
 
 @tool("section_create", title="Create a section", scope="content:write", input=SectionCreateIn)
 def section_create(actor, args: SectionCreateIn) -> dict:
-    """Create a reusable section. A taken slug is [DUPLICATE_SLUG]. Returns the section."""
+    """Create a reusable section (a block of content pages can include, found again with section_list).
+
+    content takes Markdown or Portable Text. A taken slug is [DUPLICATE_SLUG]. Returns the section.
+    """
     content = markdown_to_portable_text(args.content) if isinstance(args.content, str) else args.content
     section = services.section_create(
         actor=actor, title=args.title, slug=args.slug, keywords=args.keywords, content=content
@@ -89,7 +92,9 @@ class SettingsUpdateIn(ToolInput):
     idempotent=True,
 )
 def settings_update(actor, args: SettingsUpdateIn) -> dict:
-    """Change site settings; the ones not sent keep their values. Returns all settings."""
+    """Change site settings (title, tagline, posts per page, public URL, timezone, date format, logo, favicon);
+    the ones not sent keep their values. Needs the admin scope. Returns all settings as settings_get does.
+    """
     changes = {SETTING_NAMES[key]: value for key, value in args.model_dump(exclude_unset=True).items()}
     services.settings_update(actor=actor, changes=changes)
     return present_settings(selectors.site_settings())

@@ -3,6 +3,8 @@ out, terms and bylines on writes, conflicts and lifecycle errors as ``[CODE]`` t
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from apps.accounts.models import Role
@@ -234,3 +236,19 @@ def test_nul_text_is_refused_naming_its_place(admin_mcp, articles):
     assert text == "[VALIDATION_ERROR] data.title: Text may not contain the NUL character (\\u0000)."
     assert error["details"] == {"data.title": "Text may not contain the NUL character (\\u0000)."}
     assert Entry.objects.count() == 0
+
+
+def test_absurdly_nested_arguments_are_refused_not_an_internal_error(admin_mcp):
+    make_collection("notes", fields=[("title", "string"), ("extra", "json")])
+    nested = json.loads("[" * 900 + "]" * 900)
+    text, error = admin_mcp.fails(
+        "content_create", {"collection": "notes", "data": {"title": "x", "extra": nested}}
+    )
+    assert text.startswith("[VALIDATION_ERROR] data.extra.0.0.0")
+    assert text.endswith(": Nested more than 64 levels deep.")
+    assert list(error["details"]) == ["data.extra" + ".0" * 62]
+    shallow = json.loads("[" * 40 + "]" * 40)
+    created = admin_mcp.ok(
+        "content_create", {"collection": "notes", "data": {"title": "y", "extra": shallow}}
+    )
+    assert created["item"]["data"]["extra"] == shallow

@@ -133,6 +133,7 @@ def test_an_agent_session_does_everything_in_one_go(endpoint):
                     "label": "Title",
                     "type": "string",
                     "required": True,
+                    "searchable": True,
                 },
             )
             await call(
@@ -168,6 +169,10 @@ def test_an_agent_session_does_everything_in_one_go(endpoint):
             assert stale.content[0].text.startswith("[CONFLICT] ")
             published = await call("content_publish", {"collection": "posts", "id": entry_id})
             assert published["item"]["status"] == "published"
+            found = await call("search", {"query": "agent", "collections": ["posts"]})
+            assert [(hit["id"], hit["title"]) for hit in found["items"]] == [
+                (entry_id, "Written by an agent")
+            ]
             revisions = await call("revision_list", {"collection": "posts", "id": entry_id})
             first = revisions["items"][-1]
             assert first["data"]["title"] == "Written by an agent"
@@ -413,8 +418,8 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
     token = make_token(make_user(Role.ADMIN), ["admin"])[1]
     make_collection(
         "posts",
-        supports=["drafts", "revisions", "scheduling"],
-        fields=[("title", "string", {"required": True}), ("body", "portableText")],
+        supports=["drafts", "revisions", "scheduling", "search"],
+        fields=[("title", "string", {"required": True, "searchable": True}), ("body", "portableText")],
     )
     taxonomy_services.taxonomy_create(
         actor=Actor.system(), name="category", label="Categories", collections=["posts"]
@@ -496,6 +501,7 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
             await call("section_create", {"title": "Note", "content": "A *note*."})
             assert len((await call("section_list"))["items"]) == 1
             await call("section_get", {"slug": "note"})
+            assert (await call("search", {"query": "one", "status": "draft"}))["items"][0]["id"] == item["id"]
             await call("settings_get")
             assert (await call("settings_update", {"tagline": "Made by tools"}))["tagline"] == "Made by tools"
 

@@ -247,3 +247,45 @@ def test_an_unexpected_failure_is_internal_error_without_details(token, monkeypa
     message = mcp.call("settings_get", {}, status=200)
     assert message["error"] == {"code": -32603, "message": "Internal error"}
     assert b"hunter2" not in json.dumps(message).encode()
+
+
+@pytest.mark.parametrize("version", ALL_VERSIONS)
+def test_tool_results_in_each_version(token, version):
+    mcp = McpClient(token, version)
+    result = mcp.call("settings_get", {})["result"]
+    check_message(version, "tools/call", {"jsonrpc": "2.0", "id": 1, "result": result})
+    value = json.loads(result["content"][0]["text"])
+    assert result["isError"] is False
+    if version == "2025-03-26":
+        assert "structuredContent" not in result  # added in 2025-06-18
+    else:
+        assert result["structuredContent"] == value
+    if version == MODERN:
+        assert result["resultType"] == "complete"
+        assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "cms"
+    else:
+        assert "resultType" not in result
+
+
+def test_an_unreachable_database_is_503_with_retry_after(token, monkeypatch):
+    import dataclasses
+
+    from django.db import OperationalError
+
+    from apps.mcp import registry
+
+    def unreachable(actor, args):
+        raise OperationalError("connection to server at 127.0.0.1 failed: Connection refused")
+
+    monkeypatch.setitem(
+        registry._tools,
+        "settings_get",
+        dataclasses.replace(registry.get("settings_get"), handler=unreachable),
+    )
+    response = McpClient(token).post(
+        envelope("2025-11-25", "tools/call", {"name": "settings_get", "arguments": {}})
+    )
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    assert response.json()["error"]["code"] == -32603
+    assert "127.0.0.1" not in response.content.decode()
