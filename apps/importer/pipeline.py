@@ -809,7 +809,8 @@ class Runner:
             payload["sectionRefs"] = True
         try:
             with transaction.atomic():
-                if entry is None:
+                fresh = entry is None
+                if fresh:
                     entry = self._create(item, collection, data, credits, author)
                     stats["created"] += 1
                 elif entry.deleted_at is not None:
@@ -826,7 +827,7 @@ class Runner:
                         status=Status.PUBLISHED if republish else None,
                     )
                     stats["updated"] += 1
-                self._assign_terms(item, entry, collection)
+                self._assign_terms(item, entry, collection, fresh=fresh)
         except CmsError as error:
             self._failed_fast()
             entry_id = self._fail(item, _reason(error), collection)
@@ -948,7 +949,7 @@ class Runner:
             )
         return free
 
-    def _assign_terms(self, item: ImportItem, entry: Entry, collection: Collection) -> None:
+    def _assign_terms(self, item: ImportItem, entry: Entry, collection: Collection, *, fresh: bool) -> None:
         if not self.options.get("includeTaxonomies", True):
             return
         wanted: dict[str, list[str]] = {}
@@ -960,7 +961,7 @@ class Runner:
             if term_id not in ids:
                 ids.append(term_id)
         by_taxonomy = {self._taxonomy(wp_name, collection): term_ids for wp_name, term_ids in wanted.items()}
-        taxonomy_services.entry_terms_set_many(actor=self.system, entry=entry, terms=by_taxonomy)
+        taxonomy_services.entry_terms_set_many(actor=self.system, entry=entry, terms=by_taxonomy, fresh=fresh)
 
     def _fail(self, item: ImportItem, reason: str, collection: Collection | None) -> str | None:
         """SPEC §7: the item is kept as a draft holding its original content in ``_importError``; the import goes on."""

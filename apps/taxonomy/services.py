@@ -270,12 +270,16 @@ def entry_terms_set(*, actor: Actor, entry: Entry, taxonomy: Taxonomy, term_ids:
 
 
 @transaction.atomic
-def entry_terms_set_many(*, actor: Actor, entry: Entry, terms: dict[Taxonomy, list[str]]) -> None:
+def entry_terms_set_many(
+    *, actor: Actor, entry: Entry, terms: dict[Taxonomy, list[str]], fresh: bool = False
+) -> None:
     """``entry_terms_set`` for several taxonomies at once, in one statement each for the checks and the writes (the
-    importer sets categories and tags of thousands of entries)."""
+    importer sets categories and tags of thousands of entries). ``fresh``: the entry was created in this transaction,
+    so nobody else can hold it and it has no terms yet (no lock, nothing to delete)."""
     if not terms:
         return
-    entry = Entry.objects.select_for_update().select_related("collection").get(pk=entry.pk)
+    if not fresh:
+        entry = Entry.objects.select_for_update().select_related("collection").get(pk=entry.pk)
     authorize(actor, "content.update", owner_id=entry.author_id)
     attached = set(
         Taxonomy.collections.through.objects.filter(
@@ -297,7 +301,8 @@ def entry_terms_set_many(*, actor: Actor, entry: Entry, terms: dict[Taxonomy, li
                 problems[f"{taxonomy.name}.termIds.{index}"] = f"No term {term_id} in '{taxonomy.name}'."
     if problems:
         raise ValidationError(details=problems)
-    EntryTerm.objects.filter(entry=entry, taxonomy__in=list(terms)).delete()
+    if not fresh:
+        EntryTerm.objects.filter(entry=entry, taxonomy__in=list(terms)).delete()
     EntryTerm.objects.bulk_create(
         EntryTerm(entry=entry, term_id=term_id, taxonomy=taxonomy, sort_order=position)
         for taxonomy, term_ids in terms.items()
