@@ -949,9 +949,9 @@ class Runner:
             )
         return free
 
-    def _assign_terms(self, item: ImportItem, entry: Entry, collection: Collection, *, fresh: bool) -> None:
+    def _terms_for(self, item: ImportItem, collection: Collection) -> dict[Taxonomy, list[str]]:
         if not self.options.get("includeTaxonomies", True):
-            return
+            return {}
         wanted: dict[str, list[str]] = {}
         for ref in item.terms:
             if not is_content_taxonomy(ref.taxonomy):
@@ -960,8 +960,70 @@ class Runner:
             ids = wanted.setdefault(ref.taxonomy, [])
             if term_id not in ids:
                 ids.append(term_id)
-        by_taxonomy = {self._taxonomy(wp_name, collection): term_ids for wp_name, term_ids in wanted.items()}
-        taxonomy_services.entry_terms_set_many(actor=self.system, entry=entry, terms=by_taxonomy, fresh=fresh)
+        return {self._taxonomy(wp_name, collection): term_ids for wp_name, term_ids in wanted.items()}
+
+    def _assign_terms(self, item: ImportItem, entry: Entry, collection: Collection, *, fresh: bool) -> None:
+        terms = self._terms_for(item, collection)
+        taxonomy_services.entry_terms_set_many(actor=self.system, entry=entry, terms=terms, fresh=fresh)
+
+    # --- many new entries at once -----------------------------------------------------------------------------------
+
+    def _simple(self, item: ImportItem, records: dict) -> bool:
+        """A new entry with nothing that needs its own steps (scheduling, trash, translations, a failed conversion)."""
+        if item.post_type not in self.collections or ("entry", str(item.source_id)) in records:
+            return False
+        if item.content is None or item.language is not None:
+            return False
+        if item.status == "future":
+            return item.date is not None and item.date <= now()
+        return item.status in ("publish", "draft", "pending", "private") and bool(
+            slugify(unquote(item.slug)) or slugify(item.title)
+        )
+
+    def _bulk(self, items: list[ImportItem]) -> None:
+        groups: dict[str, list[tuple[ImportItem, dict[str, Any], dict[str, Any], str]]] = {}
+        moment = now()
+        for item in items:
+            collection = self.collections[item.post_type]
+            data, pending = self._data(item, item.post_type)
+            credits, author = self._credits(item)
+            published = item.status in ("publish", "future")
+            date = min(item.date, moment) if item.date else None
+            row = {
+                "data": data,
+                "slug": self._slug(item, collection, None),
+                "status": Status.PUBLISHED if published else Status.DRAFT,
+                "bylines": credits,
+                "author": author or self.owner,
+                "published_at": date if published else None,
+                "created_at": date,
+                "meta": self._meta(item),
+            }
+            payload: dict[str, Any] = {}
+            if item.featured_image is not None and "featured_image" in self.fields[item.post_type]:
+                payload["featuredImage"] = item.featured_image
+                if "featured_image" not in data:
+                    payload["featuredPending"] = True
+            if pending:
+                payload["sectionRefs"] = True
+            groups.setdefault(item.post_type, []).append((item, row, payload, _checksum(item)))
+        for post_type, group in groups.items():
+            collection = self.collections[post_type]
+            entries = content_services.entry_create_many(
+                actor=self.system, collection=collection, rows=[row for _, row, _, _ in group]
+            )
+            taxonomy_services.entry_terms_add_many(
+                actor=self.system,
+                assignments=[
+                    (entry, self._terms_for(item, collection))
+                    for (item, _, _, _), entry in zip(group, entries, strict=True)
+                ],
+            )
+            stats = self.per_collection.setdefault(collection.slug, Counter())
+            for (item, _, payload, checksum), entry in zip(group, entries, strict=True):
+                stats["created"] += 1
+                self.counters["entries"] += 1
+                self._record_entry(item, entry.pk, collection, checksum, payload)
 
     def _fail(self, item: ImportItem, reason: str, collection: Collection | None) -> str | None:
         """SPEC §7: the item is kept as a draft holding its original content in ``_importError``; the import goes on."""
