@@ -98,6 +98,7 @@ class Runner:
         self.job = job
         self.progress = progress
         self.careful = True
+        self.assigned_slugs: set[tuple[str, str, str]] = set()
         self.system = Actor.system()
         self.options = job.options
         self.site: str = self.options["site"]
@@ -513,16 +514,22 @@ class Runner:
         ):
             self.known[(record.kind, record.source_id)] = record
         self._prefetch_slugs(batch)
-        records = {
-            key: value for key, value in self.known.items() if key[1] in set(ids) and value is not None
-        }
+        wanted = set(ids)
+        records = {key: value for key, value in self.known.items() if key[1] in wanted and value is not None}
+        # New plain entries are created together; the rest one by one, in document order.
+        simple = [item for item in batch if self._simple(item, records)] if not careful else []
+        if simple:
+            self._bulk(simple)
+        chosen = {id(item) for item in simple}
         for item in batch:
-            self._item(item, records)
+            if id(item) not in chosen:
+                self._item(item, records)
 
     def _prefetch_slugs(self, batch: list[ImportItem]) -> None:
         """Which of the batch's slugs are taken, in one query, so most items need no slug query of their own."""
         wanted = {slugify(unquote(item.slug)) or slugify(item.title) for item in batch} - {""}
         collections = [collection.pk for collection in self.collections.values()]
+        self.assigned_slugs = set()
         self.taken_slugs = set(
             Entry.objects.filter(
                 collection_id__in=collections, slug__in=wanted, deleted_at__isnull=True
@@ -932,14 +939,18 @@ class Runner:
         if not base:
             return None
         locale = locale or settings.CMS_DEFAULT_LOCALE
-        key = (collection.pk, locale, base)
         taken = getattr(self, "taken_slugs", None)
-        if taken is not None and key not in taken:
+        # Slugs given to this batch's entries that are not written yet (they are created together).
+        assigned = self.assigned_slugs
+        if taken is not None and (collection.pk, locale, base) not in taken | assigned:
             free = base
         else:
             free = content_services.free_slug(collection.pk, locale, base)
-        if taken is not None:
-            taken.add((collection.pk, locale, free))
+            number = 2
+            while (collection.pk, locale, free) in assigned:
+                free = content_services.free_slug(collection.pk, locale, f"{base}-{number}")
+                number += 1
+        assigned.add((collection.pk, locale, free))
         if free != base:
             self.warn(
                 "SLUG_RENAMED",
@@ -1009,21 +1020,29 @@ class Runner:
             groups.setdefault(item.post_type, []).append((item, row, payload, _checksum(item)))
         for post_type, group in groups.items():
             collection = self.collections[post_type]
-            entries = content_services.entry_create_many(
-                actor=self.system, collection=collection, rows=[row for _, row, _, _ in group]
-            )
-            taxonomy_services.entry_terms_add_many(
-                actor=self.system,
-                assignments=[
-                    (entry, self._terms_for(item, collection))
-                    for (item, _, _, _), entry in zip(group, entries, strict=True)
-                ],
-            )
-            stats = self.per_collection.setdefault(collection.slug, Counter())
-            for (item, _, payload, checksum), entry in zip(group, entries, strict=True):
-                stats["created"] += 1
-                self.counters["entries"] += 1
-                self._record_entry(item, entry.pk, collection, checksum, payload)
+            try:
+                self._bulk_write(collection, group)
+            except CmsError:
+                # Something in the batch is refused: redo it one by one, so that item alone fails.
+                self._failed_fast()
+                raise
+
+    def _bulk_write(self, collection: Collection, group: list) -> None:
+        entries = content_services.entry_create_many(
+            actor=self.system, collection=collection, rows=[row for _, row, _, _ in group]
+        )
+        taxonomy_services.entry_terms_add_many(
+            actor=self.system,
+            assignments=[
+                (entry, self._terms_for(item, collection))
+                for (item, _, _, _), entry in zip(group, entries, strict=True)
+            ],
+        )
+        stats = self.per_collection.setdefault(collection.slug, Counter())
+        for (item, _, payload, checksum), entry in zip(group, entries, strict=True):
+            stats["created"] += 1
+            self.counters["entries"] += 1
+            self._record_entry(item, entry.pk, collection, checksum, payload)
 
     def _fail(self, item: ImportItem, reason: str, collection: Collection | None) -> str | None:
         """SPEC §7: the item is kept as a draft holding its original content in ``_importError``; the import goes on."""

@@ -74,7 +74,7 @@ def test_import_wxr_resumes_a_paused_job(admin_api, settings, monkeypatch):
     from apps.content import services as content_services
 
     settings.CMS_IMPORT_BATCH_SIZE = 1
-    create = content_services.entry_create
+    create = content_services.validate_data
     state = {"calls": 0}
 
     def flaky(**kwargs):
@@ -83,7 +83,7 @@ def test_import_wxr_resumes_a_paused_job(admin_api, settings, monkeypatch):
             raise OperationalError("connection lost")
         return create(**kwargs)
 
-    monkeypatch.setattr(content_services, "entry_create", flaky)
+    monkeypatch.setattr(content_services, "validate_data", flaky)
     analysis = analyze(
         admin_api, content=wxr(post(1, slug="one") + post(2, slug="two") + post(3, slug="three"))
     )

@@ -364,7 +364,7 @@ def test_prepare_adds_missing_fields_to_an_existing_collection(admin_api):
 
 def test_a_lost_database_connection_pauses_the_job_and_resume_finishes_it(admin_api, monkeypatch, settings):
     settings.CMS_IMPORT_BATCH_SIZE = 2
-    create = content_services.entry_create
+    create = content_services.validate_data
     calls = {"count": 0}
 
     def flaky(**kwargs):
@@ -373,7 +373,7 @@ def test_a_lost_database_connection_pauses_the_job_and_resume_finishes_it(admin_
             raise OperationalError("server closed the connection unexpectedly")
         return create(**kwargs)
 
-    monkeypatch.setattr(content_services, "entry_create", flaky)
+    monkeypatch.setattr(content_services, "validate_data", flaky)
     content = wxr(
         "".join(post(number, title=f"Post {number}", slug=f"post-{number}") for number in range(1, 6))
     )
