@@ -6,7 +6,7 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c requirements/
 export HOST ?= 127.0.0.1
 export PORT ?= 8000
 
-.PHONY: run test bench bench-import lint openapi constraints clean
+.PHONY: run test bench bench-import stress lint openapi mcp-tools constraints clean
 
 $(VENV)/.prod-installed: requirements/base.txt requirements/prod.txt requirements/constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=python3.11)")'
@@ -39,6 +39,7 @@ $(TS_CHECK): tests/typescript/package.json tests/typescript/package-lock.json
 test: $(VENV)/.dev-installed $(TS_CHECK)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(PY) -m bandit --quiet --recursive apps --severity-level medium
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
 	VENV=$(VENV) bash scripts/run-tests.sh $(PYTEST_ARGS)
 
@@ -51,6 +52,10 @@ bench: $(VENV)/.dev-installed
 bench-import: $(VENV)/.dev-installed
 	$(PY) -m bench.import_bench $(BENCH_IMPORT_ARGS)
 
+## Load and faults with pass/fail verdicts (10 minutes of mixed load, killed workers, a PostgreSQL restart).
+stress: $(VENV)/.dev-installed
+	$(PY) -m bench.stress $(STRESS_ARGS)
+
 lint: $(VENV)/.dev-installed
 	$(PY) -m ruff check --fix .
 	$(PY) -m ruff format .
@@ -58,6 +63,10 @@ lint: $(VENV)/.dev-installed
 ## Regenerate the committed OpenAPI document after changing an endpoint.
 openapi: $(VENV)/.dev-installed
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py spectacular --format openapi-json --file docs/openapi.json
+
+## The MCP tools/list snapshot (docs/mcp-tools.json), compared by tests/mcp/test_sdk_client.py.
+mcp-tools: $(VENV)/.dev-installed
+	DATABASE_URL=sqlite:///:memory: $(PY) manage.py mcp_tools > docs/mcp-tools.json
 
 ## Re-pin every installed package after changing requirements/*.txt.
 constraints: $(VENV)/.dev-installed

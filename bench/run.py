@@ -59,6 +59,10 @@ SCENARIOS = [
     Scenario("list50_slug", LIST + "slug&order=asc", target=0.045),
     Scenario("list50_title", LIST + "title&order=asc", target=0.045),
     Scenario("list50_price", LIST + "price", target=0.045),
+    # The tool server beside REST (issue 7): MCP content_get at least 0.6x of REST get_one (0.6 x 0.12 of the
+    # baseline), single-connection p50 at most 3 ms; content_list beside list50_createdAt.
+    Scenario("mcp_get", "/_cms/api/mcp", "mcp_get.lua", target=0.072, p50_target=3.0),
+    Scenario("mcp_list50", "/_cms/api/mcp", "mcp_list.lua", target=0.027),
     Scenario("patch_rev", "/_cms/api/content/bench", "patch.lua", refresh_pool=True),
     Scenario("create", "/_cms/api/content/bench", "create.lua"),
 ]
@@ -140,7 +144,7 @@ class Server:
             try:
                 if requests.get(self.url + path, timeout=2).status_code == 200:
                     return
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):
                 time.sleep(0.2)
         raise RuntimeError(f"server on {self.url} did not start; see {self.log.name}")
 

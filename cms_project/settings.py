@@ -103,6 +103,7 @@ INSTALLED_APPS = [
     "apps.menus",
     "apps.site",
     "apps.plugins",
+    "apps.mcp",
     "apps.importer",
 ]
 
@@ -310,7 +311,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["apps.accounts.permissions.OperationPermission"],
     "DEFAULT_RENDERER_CLASSES": ["apps.core.api.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["apps.core.api.parsers.JSONParser"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "apps.core.api.negotiation.LenientContentNegotiation",
     "EXCEPTION_HANDLER": "apps.core.api.exceptions.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "apps.core.api.schema.CmsAutoSchema",

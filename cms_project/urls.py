@@ -12,6 +12,7 @@ from apps.accounts import discovery
 from apps.accounts.pages import AuthorizeView
 from apps.core.api.health import HealthView
 from apps.core.api.openapi import OpenApiView
+from apps.mcp.views import mcp_endpoint
 
 api_patterns = [
     path("health", HealthView.as_view(), name="health"),
@@ -25,6 +26,7 @@ api_patterns = [
     path("", include("apps.menus.api.urls")),
     path("", include("apps.site.api.urls")),
     path("", include("apps.plugins.api.urls")),
+    path("mcp", mcp_endpoint, name="mcp"),
     path("", include("apps.importer.api.urls")),
 ]
 

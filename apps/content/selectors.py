@@ -6,13 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import orjson
 from django.conf import settings
 from django.db.models import Q, QuerySet, TextField
 from django.db.models.functions import Cast
 
 from apps.accounts.permissions import Actor, can
 from apps.content.models import Entry, EntryByline, Revision, Status
-from apps.core.db import JsonKey
+from apps.core.db import JsonKey, PreparedQuery
 from apps.core.errors import Forbidden, NotFound, ValidationError
 from apps.core.ids import is_ulid
 from apps.core.pagination import Page, SortKey, keyset_page
@@ -159,6 +160,22 @@ def entry_list(
     return page
 
 
+# The single-entry reads behind every GET, PATCH and lifecycle call, compiled once (see PreparedQuery).
+_ENTRY_BY_ID = PreparedQuery(
+    lambda collection_id, pk: _for_output(Entry.objects.filter(collection_id=collection_id, pk=pk))[:1],
+    "collection_id",
+    "pk",
+)
+_ENTRY_BY_SLUG = PreparedQuery(
+    lambda collection_id, slug, locale: _for_output(
+        Entry.objects.filter(collection_id=collection_id, slug=slug, locale=locale, deleted_at__isnull=True)
+    )[:1],
+    "collection_id",
+    "slug",
+    "locale",
+)
+
+
 def entry_get(
     *,
     collection: Collection,
@@ -172,21 +189,43 @@ def entry_get(
     Readers without drafts access find published entries only; by id, readers with drafts access also find entries in
     the trash. ``for_update`` resolves the target of a write (drafts access is then checked by the write itself)."""
     drafts = for_update or can_read_drafts(actor)
-    entries = _for_output(Entry.objects.filter(collection=collection))
     entry = None
     if is_ulid(ref):
-        entry = entries.filter(pk=ref.upper()).first()
+        entry = _ENTRY_BY_ID.first(collection_id=collection.pk, pk=ref.upper())
         if entry is not None and entry.is_trashed and not drafts:
             entry = None
     if entry is None:
-        entry = entries.filter(
-            slug=ref, locale=locale or settings.CMS_DEFAULT_LOCALE, deleted_at__isnull=True
-        ).first()
+        entry = _ENTRY_BY_SLUG.first(
+            collection_id=collection.pk, slug=ref, locale=locale or settings.CMS_DEFAULT_LOCALE
+        )
     if entry is None or (not drafts and entry.status != Status.PUBLISHED):
         raise NotFound(f"No entry '{ref}' in '{collection.slug}'.")
     entry.collection = collection
     attach_credits([entry])
     return entry
+
+
+def entry_address(*, collection: Collection, ref: str) -> Entry | str:
+    """What a write addresses (REST and MCP): an id goes straight to the service, which checks it belongs to the
+    collection under its row lock; a slug is looked up first (drafts included)."""
+    if is_ulid(ref):
+        return ref.upper()
+    return entry_get(collection=collection, actor=None, ref=ref, for_update=True)
+
+
+def entry_compare(*, entry: Entry) -> dict:
+    """The published version and the working copy, and whether they differ (compared as values, not as text)."""
+    live = orjson.loads(entry.live_raw) if entry.live_raw is not None else None
+    draft = orjson.loads(entry.data_raw) if entry.data_raw is not None else {}
+    return {"hasChanges": live != draft, "live": live, "draft": draft}
+
+
+def visible_translations(*, entry: Entry, actor: Actor | None) -> list[Entry]:
+    """The entry's translation group as ``actor`` may see it: published siblings only without drafts access."""
+    drafts = can_read_drafts(actor)
+    return [
+        sibling for sibling in entry_translations(entry=entry) if drafts or sibling.status == Status.PUBLISHED
+    ]
 
 
 def trash_list(*, collection: Collection, cursor: str | None = None, limit: int = 50) -> Page[Entry]:

@@ -230,3 +230,49 @@ def menu_reorder(*, actor: Actor, menu: Menu, items: list[dict[str, Any]]) -> Me
     MenuItem.objects.bulk_update(list(rows.values()), ["parent_id", "sort_order"])
     menu.save(update_fields=["updated_at"])
     return menu
+
+
+MAX_MENU_DEPTH = 10
+
+
+@transaction.atomic
+def menu_items_replace(*, actor: Actor, menu: Menu, items: list[dict[str, Any]]) -> Menu:
+    """Replace every item of the menu with ``items``: a tree of ``{type, label, url, reference_collection,
+    reference_id, children}`` in display order. Each item is checked as ``menu_item_create`` checks it; problems are
+    named by path (``items.1.children.0.url``) and nothing changes unless all items are valid."""
+    authorize(actor, "menus.write")
+    menu = Menu.objects.select_for_update().get(pk=menu.pk)
+    problems: dict[str, str] = {}
+
+    def check(nodes: list[dict[str, Any]], path: str, depth: int) -> None:
+        for index, node in enumerate(nodes):
+            where = f"{path}.{index}"
+            if depth > MAX_MENU_DEPTH:
+                problems[where] = f"Menus nest at most {MAX_MENU_DEPTH} levels deep."
+                continue
+            for key, problem in _check_target(node).items():
+                problems[f"{where}.{key}"] = problem
+            check(node.get("children") or [], f"{where}.children", depth + 1)
+
+    check(items, "items", 1)
+    if problems:
+        raise ValidationError(details=problems)
+    MenuItem.objects.filter(menu=menu).delete()
+
+    def create(nodes: list[dict[str, Any]], parent: MenuItem | None) -> None:
+        for position, node in enumerate(nodes):
+            row = MenuItem.objects.create(
+                menu=menu,
+                parent=parent,
+                type=node["type"],
+                label=(node.get("label") or "").strip(),
+                url=node.get("url") or "",
+                reference_collection=node.get("reference_collection") or "",
+                reference_id=node.get("reference_id") or "",
+                sort_order=position,
+            )
+            create(node.get("children") or [], row)
+
+    create(items, None)
+    menu.save(update_fields=["updated_at"])
+    return menu

@@ -10,7 +10,8 @@ import re
 
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from apps.accounts.permissions import rule_for
+from apps.accounts.models import Role
+from apps.accounts.permissions import allowed_scopes, rule_for
 
 DUMMY = "01ARZ3NDEKTSV4RRFFQ69G5FAV"
 UNDOCUMENTED_VIEWS = {"OpenApiView", "SpectacularSwaggerView"}
@@ -70,3 +71,36 @@ def test_non_public_routes_refuse_anonymous_callers(api):
         assert response.status_code == 401, f"{method.upper()} {path} answered {response.status_code}"
         checked += 1
     assert checked >= 3
+
+
+WRITE_SCOPES = {"content:write", "media:write", "schema:write", "admin"}
+
+
+def test_write_routes_refuse_a_read_only_token(client_for):
+    """An admin's token that carries only the read scopes is refused by every route whose operation needs more."""
+    reader = client_for(Role.ADMIN, scopes=("content:read", "media:read", "schema:read"))
+    checked = 0
+    for path, method, handler in api_routes():
+        rule = rule_for(handler.cms_endpoint.operation)
+        if rule.public or rule.scope not in WRITE_SCOPES:
+            continue
+        response = getattr(reader, method)(path)
+        assert response.status_code == 403, f"{method.upper()} {path} answered {response.status_code}"
+        if method != "head":
+            assert response.json()["error"]["code"] == "FORBIDDEN", f"{method.upper()} {path}"
+        checked += 1
+    assert checked >= 20
+
+
+def test_admin_routes_refuse_an_editor(client_for):
+    """An editor holding every scope an editor may hold is refused by every admin-only route."""
+    editor = client_for(Role.EDITOR, scopes=sorted(allowed_scopes(Role.EDITOR)))
+    checked = 0
+    for path, method, handler in api_routes():
+        rule = rule_for(handler.cms_endpoint.operation)
+        if rule.public or rule.min_role < Role.ADMIN:
+            continue
+        response = getattr(editor, method)(path)
+        assert response.status_code == 403, f"{method.upper()} {path} answered {response.status_code}"
+        checked += 1
+    assert checked >= 5

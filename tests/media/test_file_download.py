@@ -92,7 +92,6 @@ def secret(tmp_path):
         "~/secret.txt",
         "a/./b.png",
         "a//b.png",
-        "%00.png",
     ],
 )
 def test_keys_that_could_escape_the_media_root_are_404(api, secret, key):
@@ -100,6 +99,12 @@ def test_keys_that_could_escape_the_media_root_are_404(api, secret, key):
     assert response.status_code == 404
     assert response.json() == NOT_FOUND
     assert b"top secret" not in response.content
+
+
+def test_a_key_holding_nul_is_refused_before_any_lookup(api, secret):
+    response = api.get(FILES + "%00.png")
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == {"key": "Null characters are not allowed."}
 
 
 def test_a_file_no_record_names_is_not_served(api, media_root):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from django.http import HttpResponse, JsonResponse
 from oauth2_provider.views.mixins import OAuthLibMixin
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import FormParser, JSONParser
+from rest_framework.parsers import FormParser
 
 from apps.accounts import oauth, services
 from apps.accounts.api.oauth_serializers import (
@@ -27,6 +27,7 @@ from apps.accounts.api.oauth_serializers import (
     TokenRequestIn,
     present_registered_client,
 )
+from apps.core.api.parsers import JSONParser
 from apps.core.api.views import CmsAPIView, endpoint
 
 

@@ -16,6 +16,7 @@ from django.db import transaction
 from apps.accounts.errors import ScopeNotAllowed
 from apps.accounts.models import ApiToken, Role, User, normalize_email
 from apps.accounts.permissions import SCOPES, Actor, allowed_scopes, authorize
+from apps.core.db import PreparedQuery
 from apps.core.errors import NotFound, Unauthorized, ValidationError
 from apps.core.timefmt import iso, now
 
@@ -95,9 +96,15 @@ def api_token_revoke(*, actor: Actor, token_id: str) -> ApiToken:
     return token
 
 
+# Every API request looks its token up: compiled once (see PreparedQuery).
+_TOKEN_BY_HASH = PreparedQuery(
+    lambda token_hash: ApiToken.objects.select_related("user").filter(token_hash=token_hash)[:1], "token_hash"
+)
+
+
 def api_token_authenticate(raw: str) -> ApiToken:
     """The live token for ``raw`` with its user loaded, or Unauthorized saying why not."""
-    token = ApiToken.objects.select_related("user").filter(token_hash=hash_token(raw)).first()
+    token = _TOKEN_BY_HASH.first(token_hash=hash_token(raw))
     if token is None:
         raise Unauthorized("Invalid token.")
     current = now()

@@ -6,8 +6,6 @@ Entries are addressed by id or by slug (in the default locale, or ``?locale=`` o
 
 from __future__ import annotations
 
-import orjson
-
 from apps.accounts import selectors as account_selectors
 from apps.accounts.permissions import actor_from_request
 from apps.content import selectors, services
@@ -32,11 +30,10 @@ from apps.content.api.serializers import (
     present_entries,
     present_revision,
 )
-from apps.content.models import Byline, Entry, Status
+from apps.content.models import Byline, Entry
 from apps.core.api.serializers import SuccessFlagSerializer, paged
 from apps.core.api.views import CmsViewSet, endpoint, ok
 from apps.core.errors import NotFound, ValidationError
-from apps.core.ids import is_ulid
 from apps.core.pagination import SortKey, keyset_page
 from apps.schema import selectors as schema_selectors
 from apps.taxonomy import selectors as taxonomy_selectors
@@ -64,10 +61,7 @@ class EntryViewSet(CmsViewSet):
         """What a write addresses: an id goes straight to the service, which checks it belongs to the collection
         under its row lock; a slug is looked up first."""
         collection = self._collection(collection_slug)
-        if is_ulid(ref):
-            return {"entry": ref.upper(), "collection": collection}
-        entry = selectors.entry_get(collection=collection, actor=None, ref=ref, for_update=True)
-        return {"entry": entry, "collection": collection}
+        return {"entry": selectors.entry_address(collection=collection, ref=ref), "collection": collection}
 
     @endpoint(
         "content.read",
@@ -212,11 +206,7 @@ class EntryViewSet(CmsViewSet):
         "content.read_drafts", response=CompareOut, summary="Compare the published version and the draft"
     )
     def compare(self, request, collection: str, ref: str):
-        entry = self._target(collection, ref)
-        # The selector read both versions as JSON text; compare them parsed, as values.
-        live = orjson.loads(entry.live_raw) if entry.live_raw is not None else None
-        draft = orjson.loads(entry.data_raw) if entry.data_raw is not None else {}
-        return ok({"hasChanges": live != draft, "live": live, "draft": draft})
+        return ok(selectors.entry_compare(entry=self._target(collection, ref)))
 
     @endpoint("content.read_drafts", query=PageQuery, response=paged(EntryOut), summary="List the trash")
     def trash(self, request, collection: str):
@@ -265,11 +255,7 @@ class EntryViewSet(CmsViewSet):
         actor = actor_from_request(request)
         entry = selectors.entry_get(collection=target, actor=actor, ref=ref)
         drafts = selectors.can_read_drafts(actor)
-        siblings = [
-            sibling
-            for sibling in selectors.entry_translations(entry=entry)
-            if drafts or sibling.status == Status.PUBLISHED
-        ]
+        siblings = selectors.visible_translations(entry=entry, actor=actor)
         return ok(
             {
                 "translationGroup": entry.translation_group,

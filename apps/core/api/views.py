@@ -110,6 +110,12 @@ class CmsViewMixin:
         if getattr(self, request.method.lower(), None) is None:
             raise MethodNotAllowed(request.method)
         super().initial(request, *args, **kwargs)
+        # Path segments reach lookups unvalidated; PostgreSQL cannot even compare text holding NUL.
+        bad = {
+            name: "Null characters are not allowed." for name, value in kwargs.items() if "\x00" in str(value)
+        }
+        if bad:
+            raise ValidationError(details=bad)
         spec = self.get_endpoint()
         self.query = self.validate_query(spec, request)
         self.body = self.validate_body(spec, request)

@@ -17,9 +17,10 @@ from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 
 from apps.accounts.permissions import actor_from_request
+from apps.core.api.parsers import JSONParser
 from apps.core.api.serializers import SuccessFlagSerializer, paged
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
 from apps.core.errors import NotFound

@@ -1,0 +1,225 @@
+"""The tool registry: what the MCP endpoint offers, each tool with its input model, annotations, scope and role.
+
+A tool is a plain function ``handler(actor, args) -> JSON-able`` declared with ``@tool(...)`` in its domain's
+``tools.py``; its docstring is the description a model reads. Arguments are parsed by a pydantic model that forbids
+unknown keys, so the published ``inputSchema`` says ``additionalProperties: false`` and an argument the tool does not
+know is refused instead of being dropped (CONVENTIONS 5). Plugin tools come from ``apps.plugins.registry`` while their
+plugin is enabled and are named ``<pluginId>__<name>``.
+
+This module imports no domain app (ARCHITECTURE §7): the domains register into it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.apps import apps as django_apps
+from pydantic import BaseModel, ConfigDict
+
+from apps.accounts.models import Role
+
+# Plugin tool names are namespaced with their plugin id: `callout__insert`.
+PLUGIN_SEPARATOR = "__"
+
+
+class ToolInput(BaseModel):
+    """Base of every tool's input model: unknown arguments are an error, never silently dropped."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=False)
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    title: str
+    description: str
+    handler: Callable[[Any, Any], Any]
+    scope: str
+    min_role: int = Role.SUBSCRIBER
+    input_model: type[BaseModel] | None = None
+    # Plugin tools bring a JSON Schema instead of a model.
+    raw_schema: dict | None = None
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool | None = None
+    plugin: str | None = None
+    schema: dict = field(default_factory=dict, compare=False)
+
+    def annotations(self) -> dict[str, Any]:
+        annotations: dict[str, Any] = {"title": self.title, "readOnlyHint": self.read_only}
+        if not self.read_only:
+            annotations["destructiveHint"] = self.destructive
+            if self.idempotent is not None:
+                annotations["idempotentHint"] = self.idempotent
+        # Every tool acts on this CMS only, never on the open world.
+        annotations["openWorldHint"] = False
+        return annotations
+
+    def describe(self) -> dict[str, Any]:
+        """The tool as ``tools/list`` shows it (version-independent; the endpoint sieves it per protocol version)."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.schema,
+            "annotations": self.annotations(),
+        }
+
+
+_tools: dict[str, Tool] = {}
+
+# The domain modules that hold tools; `discover()` imports those that exist.
+TOOL_MODULE = "tools"
+
+
+def _clean_schema(node: Any) -> Any:
+    """pydantic's JSON Schema without the noise a model does not need: generated titles and ``default: null``."""
+    if isinstance(node, dict):
+        cleaned = {}
+        for key, value in node.items():
+            if key == "title" and isinstance(value, str):
+                continue
+            if key == "default" and value is None:
+                continue
+            if key == "properties" and isinstance(value, dict):
+                cleaned[key] = {name: _clean_schema(sub) for name, sub in value.items()}
+                continue
+            cleaned[key] = _clean_schema(value)
+        return cleaned
+    if isinstance(node, list):
+        return [_clean_schema(item) for item in node]
+    return node
+
+
+def _inline(node: Any, definitions: dict, stack: tuple[str, ...], kept: set[str]) -> Any:
+    """Nested models written in place of ``$ref``s (some clients do not follow references in tool schemas), except
+    recursive ones (menu items with children), which stay references into ``$defs``."""
+    if isinstance(node, dict):
+        reference = node.get("$ref")
+        if isinstance(reference, str) and reference.startswith("#/$defs/"):
+            name = reference.removeprefix("#/$defs/")
+            if name in stack:
+                kept.add(name)
+                return node
+            target = _inline(definitions[name], definitions, (*stack, name), kept)
+            return {**target, **{key: value for key, value in node.items() if key != "$ref"}}
+        return {key: _inline(value, definitions, stack, kept) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_inline(item, definitions, stack, kept) for item in node]
+    return node
+
+
+def input_schema(model: type[BaseModel]) -> dict:
+    schema = _clean_schema(model.model_json_schema(by_alias=True))
+    definitions = schema.pop("$defs", {})
+    kept: set[str] = set()
+    schema = _inline(schema, definitions, (), kept)
+    if kept:
+        schema["$defs"] = {
+            name: _inline(definitions[name], definitions, (name,), kept) for name in sorted(kept)
+        }
+    schema.setdefault("properties", {})
+    schema["additionalProperties"] = False
+    return schema
+
+
+def tool(
+    name: str,
+    *,
+    title: str,
+    scope: str,
+    input: type[BaseModel],
+    min_role: int = Role.SUBSCRIBER,
+    read_only: bool = False,
+    destructive: bool = False,
+    idempotent: bool | None = None,
+) -> Callable:
+    """Register the decorated ``handler(actor, args)``; its docstring is the tool's description."""
+
+    def register(handler: Callable) -> Callable:
+        description = inspect.cleandoc(handler.__doc__ or "")
+        if not description:
+            raise ValueError(f"tool {name} needs a docstring: it is the description a model reads")
+        if name in _tools:
+            raise ValueError(f"tool {name} is registered twice")
+        _tools[name] = Tool(
+            name=name,
+            title=title,
+            description=description,
+            handler=handler,
+            scope=scope,
+            min_role=min_role,
+            input_model=input,
+            read_only=read_only,
+            destructive=destructive,
+            idempotent=idempotent,
+            schema=input_schema(input),
+        )
+        return handler
+
+    return register
+
+
+def discover() -> None:
+    """Import ``tools.py`` of every installed app that has one (AppConfig.ready)."""
+    for config in django_apps.get_app_configs():
+        if not config.name.startswith("apps."):
+            continue
+        try:
+            importlib.import_module(f"{config.name}.{TOOL_MODULE}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{config.name}.{TOOL_MODULE}":
+                raise
+
+
+def _plugin_tool(plugin_id: str, contribution) -> Tool:
+    schema = dict(contribution.input_schema or {"type": "object"})
+    schema.setdefault("type", "object")
+    return Tool(
+        name=f"{plugin_id}{PLUGIN_SEPARATOR}{contribution.name}",
+        title=getattr(contribution, "title", None) or contribution.name.replace("_", " ").capitalize(),
+        description=contribution.description,
+        handler=contribution.handler,
+        scope=contribution.scope,
+        min_role=contribution.min_role,
+        raw_schema=schema,
+        read_only=contribution.read_only,
+        destructive=contribution.destructive,
+        plugin=plugin_id,
+        schema=schema,
+    )
+
+
+def plugin_tools() -> list[Tool]:
+    from apps.plugins.registry import active_mcp_tools
+
+    return [_plugin_tool(plugin_id, contribution) for plugin_id, contribution in active_mcp_tools()]
+
+
+def all_tools() -> list[Tool]:
+    """Built-in tools by domain, then the tools of enabled plugins."""
+    return [*builtin_tools(), *plugin_tools()]
+
+
+def get(name: str) -> Tool | None:
+    found = _tools.get(name)
+    if found is not None or PLUGIN_SEPARATOR not in name:
+        return found
+    return next((candidate for candidate in plugin_tools() if candidate.name == name), None)
+
+
+# tools/list groups tools by domain, the most used first (a model reads the list top down).
+DOMAIN_ORDER = ("content", "revision", "schema", "media", "search", "taxonomy", "menu", "section", "settings")
+
+
+def _domain_rank(tool: Tool) -> int:
+    prefix = tool.name.split("_", 1)[0]
+    return DOMAIN_ORDER.index(prefix) if prefix in DOMAIN_ORDER else len(DOMAIN_ORDER)
+
+
+def builtin_tools() -> list[Tool]:
+    return sorted(_tools.values(), key=_domain_rank)

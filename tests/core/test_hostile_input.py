@@ -1,0 +1,72 @@
+"""Hostile request bodies and paths: each gets a clear 4xx in the envelope and stored data stays as it was."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+POSTS = "/_cms/api/content/posts"
+
+
+def error(response):
+    return json.loads(response.content)
+
+
+def _create(admin_api, title="kept"):
+    response = admin_api.post(POSTS, {"data": {"title": title}}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()["data"]
+
+
+def test_deeply_nested_json_is_refused_without_a_crash(admin_api, posts_collection):
+    body = '{"data": {"title": "x", "body": ' + "[" * 100_000 + "]" * 100_000 + "}}"
+    response = admin_api.generic("POST", POSTS, body, content_type="application/json")
+    assert response.status_code == 400
+    assert error(response)["error"]["code"] == "VALIDATION_ERROR"
+    assert admin_api.get(POSTS).json()["data"]["items"] == []
+
+
+def test_invalid_utf8_body_is_refused(admin_api, posts_collection):
+    response = admin_api.generic(
+        "POST", POSTS, b'{"data": {"title": "\xff\xfe"}}', content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert error(response)["error"]["code"] == "VALIDATION_ERROR"
+
+
+@pytest.mark.parametrize(
+    ("escaped", "where"),
+    [("nul\\u0000inside", "data.title"), ("lone surrogate \\ud800", "body")],
+)
+def test_text_no_database_can_store_is_refused(admin_api, posts_collection, escaped, where):
+    """PostgreSQL cannot store NUL in text or JSON, and no database can store a lone surrogate as UTF-8: both are
+    refused as validation errors, on every database alike, instead of failing inside the write."""
+    entry = _create(admin_api)
+    body = '{"data": {"title": "' + escaped + '"}, "_rev": "' + entry["_rev"] + '"}'
+    response = admin_api.generic(
+        "PATCH", f"{POSTS}/{entry['item']['id']}", body, content_type="application/json"
+    )
+    assert response.status_code == 400, response.content
+    refused = error(response)["error"]
+    assert refused["code"] == "VALIDATION_ERROR"
+    assert list(refused["details"]) == [where]
+    assert admin_api.get(f"{POSTS}/{entry['item']['id']}").json()["data"]["item"]["data"]["title"] == "kept"
+
+
+@pytest.mark.parametrize(
+    "key", ["../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "/etc/passwd", "a/../../b", "%00.png"]
+)
+def test_media_keys_that_escape_the_root_are_refused(admin_api, media_root, key):
+    response = admin_api.get(f"/_cms/api/media/file/{key}")
+    assert response.status_code in (400, 404)
+    if response["Content-Type"].startswith("application/json"):
+        assert error(response)["success"] is False
+
+
+@pytest.mark.parametrize("path", ["/_cms/api/content/posts/a%00b", "/_cms/api/taxonomies/a%00b"])
+def test_nul_in_a_path_segment_is_refused(admin_api, posts_collection, path):
+    response = admin_api.get(path)
+    assert response.status_code == 400
+    assert error(response)["error"]["code"] == "VALIDATION_ERROR"
+    assert list(error(response)["error"]["details"].values()) == ["Null characters are not allowed."]

@@ -1,0 +1,249 @@
+"""The transport of the tool server: methods, headers, authentication, versions and JSON-RPC errors (in-process)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from apps.accounts.models import Role
+from tests.factories import make_token, make_user
+from tests.mcp.wire import ENDPOINT, LEGACY, MODERN, McpClient, check, check_message, envelope, headers_for
+
+ALL_VERSIONS = (*LEGACY, MODERN)
+
+
+@pytest.fixture
+def token():
+    _, raw = make_token(make_user(Role.ADMIN), ["admin"])
+    return raw
+
+
+@pytest.fixture
+def mcp(token):
+    return McpClient(token)
+
+
+def test_get_and_delete_are_405_with_allow_post(client):
+    for method in (client.get, client.delete):
+        response = method(ENDPOINT)
+        assert response.status_code == 405
+        assert response["Allow"] == "POST"
+        assert response.content == b""
+
+
+def test_no_token_is_401_with_the_resource_metadata_challenge(client, settings):
+    settings.CMS_BASE_URL = "https://cms.example"
+    body = envelope(
+        "2025-11-25",
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    )
+    response = McpClient(None).post(body)
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == (
+        'Bearer resource_metadata="https://cms.example/.well-known/oauth-protected-resource"'
+    )
+    check(MODERN, "JSONRPCErrorResponse", response.json())
+
+
+def test_a_bad_token_is_401_invalid_token(settings):
+    settings.CMS_BASE_URL = "https://cms.example"
+    response = McpClient("ec_pat_nope").post(envelope("2025-11-25", "tools/list"))
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == (
+        'Bearer resource_metadata="https://cms.example/.well-known/oauth-protected-resource", error="invalid_token"'
+    )
+
+
+@pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2025-11-25"])
+def test_initialize_answers_the_clients_version(mcp, version):
+    message = mcp.request(
+        "initialize",
+        {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    )
+    check_message(version, "initialize", message)
+    result = message["result"]
+    assert result["protocolVersion"] == version
+    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["serverInfo"]["name"] == "cms"
+
+
+def test_initialize_with_an_unknown_version_offers_the_newest(mcp):
+    message = mcp.request(
+        "initialize",
+        {"protocolVersion": "2024-01-01", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    )
+    assert message["result"]["protocolVersion"] == "2025-11-25"
+
+
+def test_no_session_id_is_issued(mcp):
+    body = envelope(
+        "2025-11-25",
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    )
+    response = mcp.post(body)
+    assert response.status_code == 200
+    assert "Mcp-Session-Id" not in response
+
+
+def test_notifications_and_responses_get_202_without_a_body(mcp):
+    for body in (
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}},
+        {"jsonrpc": "2.0", "id": 9, "result": {}},
+    ):
+        response = mcp.post(body)
+        assert response.status_code == 202
+        assert response.content == b""
+
+
+@pytest.mark.parametrize("version", ALL_VERSIONS)
+def test_ping_and_unknown_methods(token, version):
+    mcp = McpClient(token, version)
+    if version != MODERN:
+        assert mcp.request("ping")["result"] == {}
+    message = mcp.request("resources/list", status=404 if version == MODERN else 200)
+    assert message["error"] == {"code": -32601, "message": "Method not found: resources/list"}
+
+
+def test_an_unsupported_protocol_version_header_is_400(token):
+    mcp = McpClient(token, "2024-11-05")
+    response = mcp.post(envelope("2025-11-25", "tools/list"))
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == -32022
+    assert error["data"]["requested"] == "2024-11-05"
+
+
+def test_without_a_version_header_2025_03_26_is_assumed(token):
+    mcp = McpClient(token, "2025-03-26")
+    body = envelope("2025-03-26", "tools/list")
+    response = mcp.post(body, headers={"Accept": "application/json", "Authorization": f"Bearer {token}"})
+    assert response.status_code == 200
+    tools = response.json()["result"]["tools"]
+    check_message("2025-03-26", "tools/list", response.json())
+    # 2025-03-26 tools have no title; their annotations carry it.
+    assert "title" not in tools[0]
+    assert tools[0]["annotations"]["title"]
+
+
+def test_discover_describes_the_server(token):
+    mcp = McpClient(token, MODERN)
+    result = mcp.request("server/discover")["result"]
+    assert result["supportedVersions"] == ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]
+    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["resultType"] == "complete"
+    assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == {"name": "cms", "version": "1.0.0"}
+
+
+def test_modern_requests_need_their_envelope_and_matching_headers(token):
+    mcp = McpClient(token, MODERN)
+    body = envelope("2025-11-25", "tools/list")  # no _meta
+    response = mcp.post(body, headers=headers_for(MODERN, body, token))
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32602
+    body = envelope(MODERN, "tools/list")
+    headers = headers_for(MODERN, body, token)
+    headers["Mcp-Method"] = "tools/call"
+    response = mcp.post(body, headers=headers)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32020
+    check_message(MODERN, None, response.json())
+
+
+def test_origin_must_be_ours_or_allowed(mcp, settings):
+    settings.CMS_BASE_URL = "https://cms.example"
+    settings.CORS_ALLOWED_ORIGINS = ["https://app.example"]
+    body = envelope("2025-11-25", "tools/list")
+    for origin, status in (
+        ("https://evil.example", 403),
+        ("https://cms.example", 200),
+        ("https://app.example", 200),
+    ):
+        response = mcp.post(body, headers={**headers_for("2025-11-25", body, mcp.token), "Origin": origin})
+        assert response.status_code == status, origin
+
+
+def test_content_type_accept_and_size_are_checked(mcp, settings):
+    body = envelope("2025-11-25", "tools/list")
+    headers = headers_for("2025-11-25", body, mcp.token)
+    assert mcp.post(json.dumps(body), headers=headers, content_type="text/plain").status_code == 415
+    assert mcp.post(body, headers={**headers, "Accept": "text/html"}).status_code == 406
+    assert mcp.post(body, headers={**headers, "Accept": "text/event-stream"}).status_code == 406
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100
+    response = mcp.post({**body, "params": {"padding": "x" * 200}}, headers=headers)
+    assert response.status_code == 413
+
+
+def test_bodies_that_are_not_one_json_rpc_message(mcp):
+    headers = headers_for("2025-11-25", None, mcp.token)
+    response = mcp.post("{not json", headers=headers)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32700
+    response = mcp.post([envelope("2025-11-25", "ping")], headers=headers)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32600
+
+
+def test_rate_limit_is_429_with_retry_after(mcp, settings):
+    settings.CMS_RATE_LIMITS = {**settings.CMS_RATE_LIMITS, "api": "2/m"}
+    mcp.request("ping")
+    mcp.request("ping")
+    response = mcp.post(envelope("2025-11-25", "ping"))
+    assert response.status_code == 429
+    assert int(response["Retry-After"]) > 0
+
+
+def test_an_unknown_tool_is_invalid_params(mcp):
+    error = mcp.call("nope", {})["error"]
+    assert error["code"] == -32602
+    assert error["message"].startswith("Unknown tool: nope.")
+
+
+def test_tools_call_params_are_validated(mcp):
+    message = mcp.request("tools/call", {"arguments": {}})
+    assert message["error"]["code"] == -32602
+
+
+def test_the_view_is_async_under_asgi_and_sync_under_wsgi(token):
+    from asgiref.sync import async_to_sync, iscoroutinefunction
+    from django.test import AsyncClient
+
+    from apps.mcp.views import mcp_endpoint
+
+    assert iscoroutinefunction(mcp_endpoint) is False  # no event loop here: WSGI calls it directly
+
+    async def under_asgi():
+        assert iscoroutinefunction(mcp_endpoint) is True
+        body = envelope("2025-11-25", "tools/list")
+        response = await AsyncClient().post(
+            ENDPOINT,
+            json.dumps(body),
+            content_type="application/json",
+            headers=headers_for("2025-11-25", body, token),
+        )
+        return response.status_code, response.json()
+
+    status, message = async_to_sync(under_asgi)()
+    assert status == 200
+    check_message("2025-11-25", "tools/list", message)
+    assert len(message["result"]["tools"]) > 30
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", MODERN])
+def test_an_unexpected_failure_is_internal_error_without_details(token, monkeypatch, version):
+    import dataclasses
+
+    from apps.mcp import registry
+
+    def explode(actor, args):
+        raise RuntimeError("password=hunter2 in /srv/secret")
+
+    broken = dataclasses.replace(registry.get("settings_get"), handler=explode)
+    monkeypatch.setitem(registry._tools, "settings_get", broken)
+    mcp = McpClient(token, version)
+    message = mcp.call("settings_get", {}, status=200)
+    assert message["error"] == {"code": -32603, "message": "Internal error"}
+    assert b"hunter2" not in json.dumps(message).encode()
