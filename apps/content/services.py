@@ -433,7 +433,8 @@ def entry_create_many(*, actor: Actor, collection: Collection, rows: list[dict[s
             translation_group=entry_id,
             status=status,
             data=clean,
-            live_data=copy.deepcopy(clean) if status == Status.PUBLISHED else None,
+            # Shared, not copied: the rows are serialised when inserted and these objects are not changed after.
+            live_data=clean if status == Status.PUBLISHED else None,
             author=row["author"] if row.get("author") is not None else actor.user,
             primary_byline_id=credits[0]["bylineId"] if credits else None,
             meta=row.get("meta") or {},
@@ -477,7 +478,7 @@ def entry_create_many(*, actor: Actor, collection: Collection, rows: list[dict[s
             Revision(
                 collection_id=collection.pk,
                 entry=entry,
-                data=copy.deepcopy(entry.data),
+                data=entry.data,
                 action="publish" if entry.status == Status.PUBLISHED else "create",
                 status=entry.status,
                 author=actor.user,

@@ -236,6 +236,12 @@ class Runner:
                     site=self.site, kind="attachment"
                 ).values_list("source_id", "payload")
             }
+            # Attachments of the current batch are not written yet.
+            self.attachment_urls.update(
+                (key[1], record.payload.get("url") or "")
+                for key, record in self.pending.items()
+                if key[0] == "attachment"
+            )
         return self.attachment_urls.get(str(attachment_id)) or None
 
     def _media_id(self, attachment_id: Any) -> str | None:
