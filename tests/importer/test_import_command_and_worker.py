@@ -233,3 +233,26 @@ def test_a_running_job_cannot_be_resumed(transactional_db, admin_api, settings):
         response.json()["error"]["message"]
         == "The job is running; it can be resumed once it pauses or fails."
     )
+
+
+def test_import_cleanup_removes_old_uploads_that_no_unfinished_job_needs(admin_api, import_dir):
+    from datetime import timedelta
+
+    from apps.core.timefmt import now
+    from apps.importer.models import ImportAnalysis
+
+    done = analyze(admin_api, content=wxr(post(1, slug="one")))
+    waiting = analyze(admin_api, content=wxr(post(2, slug="two")))
+    fresh = analyze(admin_api, content=wxr(post(3, slug="three")))
+    job = ImportJob.objects.create(analysis_id=waiting["analysisId"], options={"site": "x"}, state="paused")
+    ImportAnalysis.objects.exclude(pk=fresh["analysisId"]).update(created_at=now() - timedelta(days=10))
+
+    out = StringIO()
+    call_command("import_cleanup", "--days", "7", stdout=out)
+
+    assert out.getvalue() == "Removed 1 stored export(s) and 0 orphaned file(s).\n"
+    assert sorted(path.name for path in import_dir.iterdir()) == sorted(
+        [f"{waiting['analysisId']}.xml", f"{fresh['analysisId']}.xml"]
+    )
+    assert not ImportAnalysis.objects.filter(pk=done["analysisId"]).exists()
+    assert ImportJob.objects.get(pk=job.pk).analysis_id == waiting["analysisId"]
