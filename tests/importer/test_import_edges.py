@@ -511,3 +511,51 @@ def test_items_the_collection_refuses_are_listed_and_the_others_imported(admin_a
         }
     ]
     assert [item["slug"] for item in all_entries(admin_api, "posts")] == ["short"]
+
+
+def test_excerpts_are_kept_as_written(admin_api):
+    run_import(admin_api, THEME_UNIT_TEST)
+    entry = next(
+        item for item in all_entries(admin_api, "posts") if item["slug"] == "template-excerpt-defined"
+    )
+    assert entry["data"]["excerpt"] == (
+        "This is a user-defined post excerpt. It <em>should</em> be displayed in place of the post content in "
+        "archive-index pages. It can be longer than the automatically generated excerpts, and can have "
+        "<strong>HTML</strong> tags."
+    )
+
+
+def test_polylang_language_terms_become_locales_and_translation_groups(admin_api, settings):
+    settings.CMS_LOCALES = ["en", "fr"]
+
+    def terms(code):
+        return (
+            f'<category domain="language" nicename="{code}"><![CDATA[{code}]]></category>'
+            '<category domain="post_translations" nicename="pll_5f1"><![CDATA[pll_5f1]]></category>'
+        )
+
+    items = post(1, title="Hello", slug="hello", extra=terms("en")) + post(
+        2, title="Bonjour", slug="bonjour", extra=terms("fr")
+    )
+    job = run_import(admin_api, content=wxr(items))
+
+    english = Entry.objects.get(slug="hello")
+    french = Entry.objects.get(slug="bonjour")
+    assert (english.locale, french.locale) == ("en", "fr")
+    assert french.translation_group == english.translation_group
+    # Language bookkeeping does not become a taxonomy.
+    assert job["summary"]["kinds"].get("taxonomies") is None
+
+
+def test_an_unknown_language_imports_in_the_default_locale_with_a_warning(admin_api):
+    extra = '<category domain="language" nicename="de"><![CDATA[de]]></category>'
+    job = run_import(admin_api, content=wxr(post(1, title="Hallo", slug="hallo", extra=extra)))
+
+    assert Entry.objects.get(slug="hallo").locale == "en"
+    assert job["summary"]["warnings"] == [
+        {
+            "code": "UNKNOWN_LOCALE",
+            "message": "Item 1 is in 'de', which is not a configured locale; imported in 'en'.",
+            "sourceId": 1,
+        }
+    ]
