@@ -15,7 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Subquery
+from django.db.models import Subquery, Value
 
 from apps.accounts.models import User
 from apps.accounts.permissions import Actor, authorize
@@ -458,11 +458,17 @@ def entry_create_many(*, actor: Actor, collection: Collection, rows: list[dict[s
     known = set(Byline.objects.filter(pk__in=byline_ids).values_list("pk", flat=True))
     if missing := sorted(byline_ids - known):
         raise ValidationError(details={"bylines": f"No byline {', '.join(missing)}."})
+    # An expression among the values makes PostgreSQL's insert a plain VALUES list instead of UNNEST over arrays:
+    # psycopg escapes JSON text inside arrays in Python, character by character, which cost more than the insert.
+    for entry in entries:
+        entry.version = Value(1)
     try:
         with transaction.atomic():
             Entry.objects.bulk_create(entries)
     except IntegrityError:
         raise Conflict("A slug was just taken by another entry; retry.") from None
+    for entry in entries:
+        entry.version = 1
     EntryByline.objects.bulk_create(
         EntryByline(
             entry=entry,
@@ -479,7 +485,8 @@ def entry_create_many(*, actor: Actor, collection: Collection, rows: list[dict[s
                 collection_id=collection.pk,
                 entry=entry,
                 data=entry.data,
-                action="publish" if entry.status == Status.PUBLISHED else "create",
+                # An expression, as for the entries above: VALUES rather than UNNEST.
+                action=Value("publish" if entry.status == Status.PUBLISHED else "create"),
                 status=entry.status,
                 author=actor.user,
                 created_at=moment,
