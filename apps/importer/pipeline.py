@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -63,6 +64,10 @@ MAX_LISTED = 500
 DB_LOST = (OperationalError, InterfaceError)
 
 
+class _Yield(Exception):
+    """The worker's time slice is over: the job goes back to the queue at its cursor, so other work runs too."""
+
+
 class _Careful(Exception):
     """An item failed in a batch run without savepoints: the batch is redone with one savepoint per item."""
 
@@ -94,9 +99,16 @@ def taxonomy_name(wp_name: str) -> str:
 
 
 class Runner:
-    def __init__(self, job: ImportJob, progress: Callable[[int, str], None] | None = None):
+    def __init__(
+        self,
+        job: ImportJob,
+        progress: Callable[[int, str], None] | None = None,
+        deadline: float | None = None,
+    ):
         self.job = job
         self.progress = progress
+        # time.monotonic() after which the items phase hands the job back to the queue (worker slices).
+        self.deadline = deadline
         self.careful = True
         self.assigned_slugs: set[tuple[str, str, str]] = set()
         self.system = Actor.system()
@@ -282,6 +294,8 @@ class Runner:
                 # The token was needed to resume; a completed import keeps no credentials.
                 analysis.source_input = {k: v for k, v in analysis.source_input.items() if k != "accessToken"}
                 analysis.save(update_fields=["source_input", "updated_at"])
+        except _Yield:
+            self.save(state=JobState.QUEUED)
         except DB_LOST as error:
             self._stop(JobState.PAUSED, "DATABASE_UNAVAILABLE", f"The database connection was lost: {error}")
         except StorageQuotaExceeded as error:
@@ -479,6 +493,8 @@ class Runner:
                 if len(batch) >= batch_size:
                     self._commit(batch, position, loose_terms)
                     batch, loose_terms = [], []
+                    if self.deadline is not None and time.monotonic() >= self.deadline:
+                        raise _Yield()
             elif isinstance(record, Author):
                 self.authors.setdefault(record.login, record)
             elif isinstance(record, Term) and position > self.job.cursor:
@@ -1261,5 +1277,7 @@ def _reason(error: CmsError) -> str:
     return error.message
 
 
-def run_job(job: ImportJob, progress: Callable[[int, str], None] | None = None) -> ImportJob:
-    return Runner(job, progress=progress).run()
+def run_job(
+    job: ImportJob, progress: Callable[[int, str], None] | None = None, deadline: float | None = None
+) -> ImportJob:
+    return Runner(job, progress=progress, deadline=deadline).run()

@@ -256,3 +256,24 @@ def test_import_cleanup_removes_old_uploads_that_no_unfinished_job_needs(admin_a
     )
     assert not ImportAnalysis.objects.filter(pk=done["analysisId"]).exists()
     assert ImportJob.objects.get(pk=job.pk).analysis_id == waiting["analysisId"]
+
+
+def test_the_worker_runs_a_job_in_slices(transactional_db, admin_api, settings):
+    settings.CMS_IMPORT_SYNC_MAX_BYTES = 10
+    settings.CMS_IMPORT_BATCH_SIZE = 10
+    settings.CMS_IMPORT_WORKER_SLICE_SECONDS = 0
+    analysis = analyze(admin_api, content=wxr("".join(post(n, slug=f"post-{n}") for n in range(1, 26))))
+    job_id = admin_api.post(EXECUTE, {"analysisId": analysis["analysisId"]}, format="json").json()["data"][
+        "id"
+    ]
+
+    seen = []
+    for _ in range(3):
+        call_command("worker", "--once", stdout=StringIO())
+        job = admin_api.get(job_url(job_id)).json()["data"]
+        seen.append((job["state"], job["progress"]["current"]))
+
+    # Each pass does one batch and puts the job back in the queue; the last one finishes it.
+    assert seen == [("queued", 10), ("queued", 20), ("completed", 25)]
+    assert job["summary"]["imported"] == {"posts": {"created": 25}}
+    assert len(all_entries(admin_api, "posts")) == 25
