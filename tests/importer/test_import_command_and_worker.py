@@ -277,3 +277,34 @@ def test_the_worker_runs_a_job_in_slices(transactional_db, admin_api, settings):
     assert seen == [("queued", 10), ("queued", 20), ("completed", 25)]
     assert job["summary"]["imported"] == {"posts": {"created": 25}}
     assert len(all_entries(admin_api, "posts")) == 25
+
+
+def test_import_wxr_with_media(admin_api, web, tmp_path):
+    from tests.factories import png_bytes
+
+    web.routes["/uploads/photo.png"] = (200, png_bytes(), {"Content-Type": "image/png"})
+    url = f"{web.base}/uploads/photo.png"
+    items = (
+        f"<item><title>Photo</title><wp:post_id>9</wp:post_id><wp:post_type>attachment</wp:post_type>"
+        f"<wp:status>inherit</wp:status><wp:attachment_url>{url}</wp:attachment_url></item>"
+        + post(
+            1,
+            slug="with-photo",
+            content=f'<!-- wp:image --><figure class="wp-block-image"><img src="{url}" alt=""/></figure>'
+            "<!-- /wp:image -->",
+            extra="<wp:postmeta><wp:meta_key>_thumbnail_id</wp:meta_key><wp:meta_value>9</wp:meta_value>"
+            "</wp:postmeta>",
+        )
+    )
+    path = tmp_path / "export.xml"
+    path.write_bytes(wxr(items))
+
+    output = run(str(path), "--media")
+
+    assert "Media: 1 imported, 0 failed\n" in output
+    entry = all_entries(admin_api, "posts")[0]
+    from apps.media.models import MediaItem
+
+    media = MediaItem.objects.get()
+    assert entry["data"]["featured_image"]["id"] == media.pk
+    assert entry["data"]["content"][0]["url"].endswith(f"/_cms/api/media/file/{media.storage_key}")
