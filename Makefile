@@ -6,7 +6,7 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c requirements/
 export HOST ?= 127.0.0.1
 export PORT ?= 8000
 
-.PHONY: run test bench bench-import stress lint openapi mcp-tools constraints clean
+.PHONY: run test bench bench-import bench-search stress fuzz lint openapi mcp-tools constraints clean
 
 $(VENV)/.prod-installed: requirements/base.txt requirements/prod.txt requirements/constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=python3.11)")'
@@ -55,6 +55,19 @@ bench-import: $(VENV)/.dev-installed
 ## Load and faults with pass/fail verdicts (10 minutes of mixed load, killed workers, a PostgreSQL restart).
 stress: $(VENV)/.dev-installed
 	$(PY) -m bench.stress $(STRESS_ARGS)
+
+$(VENV)/.fuzz-installed: $(VENV)/.dev-installed requirements/fuzz.txt
+	$(PIP) -r requirements/fuzz.txt
+	@touch $@
+
+## Property-based fuzzing of every documented operation with schemathesis, against a real server.
+fuzz: $(VENV)/.fuzz-installed
+	$(PY) -m tests.fuzz.run $(FUZZ_ARGS)
+
+## Full-text search at 100,000 entries on SQLite and PostgreSQL (RUM and GIN); writes docs/performance.md (needs wrk).
+bench-search: $(VENV)/.dev-installed
+	@command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk"; exit 1; }
+	$(PY) -m bench.search $(BENCH_ARGS)
 
 lint: $(VENV)/.dev-installed
 	$(PY) -m ruff check --fix .

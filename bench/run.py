@@ -74,6 +74,8 @@ class Measurement:
     p50_ms: float
     p99_ms: float
     errors: int
+    max_ms: float = 0.0
+    requests: int = 0
 
 
 @dataclass
@@ -84,6 +86,8 @@ class Result:
     rps: list[float] = field(default_factory=list)
     errors: int = 0
     p50_single_ms: float | None = None
+    # Database queries one request of the scenario makes (bench/queries.py).
+    queries: int | None = None
     p99_ms: list[float] = field(default_factory=list)
 
 
@@ -122,7 +126,16 @@ def wrk(
     total_errors = int(errors.group(1)) if errors else 0
     if socket_errors:
         total_errors += sum(int(group) for group in socket_errors.groups())
-    return Measurement(rps, _ms(*p50.groups()), _ms(*p99.groups()), total_errors)
+    latency = re.search(r"Latency\s+[\d.]+\w+\s+[\d.]+\w+\s+([\d.]+)(us|ms|s)", output)
+    requests = re.search(r"(\d+) requests in", output)
+    return Measurement(
+        rps,
+        _ms(*p50.groups()),
+        _ms(*p99.groups()),
+        total_errors,
+        _ms(*latency.groups()) if latency else 0.0,
+        int(requests.group(1)) if requests else 0,
+    )
 
 
 class Server:
@@ -144,7 +157,8 @@ class Server:
             try:
                 if requests.get(self.url + path, timeout=2).status_code == 200:
                     return
-            except (requests.ConnectionError, requests.Timeout):
+            except requests.RequestException:
+                # Not listening yet, or a worker still importing the application on a busy machine.
                 time.sleep(0.2)
         raise RuntimeError(f"server on {self.url} did not start; see {self.log.name}")
 
@@ -200,6 +214,10 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
     }
     (work / kind).mkdir(parents=True, exist_ok=True)
     prepare(kind, url, work, args.entries, args.reseed, env)
+    # A database seeded by an earlier run keeps its data but may predate migrations added since.
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
+    )
 
     def refresh_pool() -> None:
         subprocess.run(
@@ -272,14 +290,26 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
     finally:
         baseline.stop()
         cms.stop()
+    counted = subprocess.run(
+        [sys.executable, "-m", "bench.queries", str(work / kind)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    counts = json.loads(counted.stdout.strip().splitlines()[-1])
+    for name, result in results.items():
+        result.queries = counts.get(name)
     return list(results.values())
 
 
 def table(results: list[Result]) -> str:
     targets = {s.name: s for s in SCENARIOS}
     lines = [
-        "| scenario | database | ratio median (min–max) | target | req/s median | p99 ms | 1-conn p50 ms | p50 target | errors |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| scenario | database | ratio median (min–max) | target | req/s median | p99 ms | 1-conn p50 ms | p50 target"
+        " | queries | errors |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for result in results:
         spec = targets[result.scenario]
@@ -293,7 +323,8 @@ def table(results: list[Result]) -> str:
             f"| {result.scenario} | {result.database} | {ratio:.3f} ({min(result.ratios):.3f}–{max(result.ratios):.3f}){verdict}"
             f" | {'' if spec.target is None else f'≥ {spec.target}×'} | {statistics.median(result.rps):.0f}"
             f" | {statistics.median(result.p99_ms):.1f} | {p50}{p50_verdict}"
-            f" | {'' if spec.p50_target is None else f'≤ {spec.p50_target} ms'} | {result.errors} |"
+            f" | {'' if spec.p50_target is None else f'≤ {spec.p50_target} ms'}"
+            f" | {'' if result.queries is None else result.queries} | {result.errors} |"
         )
     return "\n".join(lines)
 

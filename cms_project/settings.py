@@ -102,6 +102,7 @@ INSTALLED_APPS = [
     "apps.taxonomy",
     "apps.menus",
     "apps.site",
+    "apps.search",
     "apps.plugins",
     "apps.mcp",
     "apps.importer",
@@ -482,6 +483,19 @@ USE_I18N = True
 USE_TZ = True
 CMS_DEFAULT_LOCALE = env("CMS_DEFAULT_LOCALE", "en")
 CMS_LOCALES = env_list("CMS_LOCALES", [CMS_DEFAULT_LOCALE])
+
+# --- Search ---------------------------------------------------------------------------------------------------------
+
+# Locale → PostgreSQL text search configuration, for locales whose language is not guessed right from its code
+# (apps/search/languages.py); e.g. CMS_SEARCH_LANGUAGES="en:english,pt-BR:portuguese,x-klingon:simple".
+CMS_SEARCH_LANGUAGES = dict(
+    item.split(":", 1) for item in env_list("CMS_SEARCH_LANGUAGES", []) if ":" in item
+)
+# Candidates ranked for a query matching more documents than this (0: the backend's default, 1,000 on PostgreSQL and
+# 5,000 on SQLite). Below it, ranking is exact. See docs/performance.md for the trade-off.
+CMS_SEARCH_RANK_LIMIT = env_int("CMS_SEARCH_RANK_LIMIT", 0)
+# PostgreSQL with RUM: queries expected to match more documents than this are ranked like without RUM.
+CMS_SEARCH_RUM_LIMIT = env_int("CMS_SEARCH_RUM_LIMIT", 40_000)
 
 # --- Logging --------------------------------------------------------------------------------------------------------
 

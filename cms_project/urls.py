@@ -18,6 +18,8 @@ api_patterns = [
     path("health", HealthView.as_view(), name="health"),
     path("openapi.json", OpenApiView.as_view(), name="openapi"),
     path("docs", SpectacularSwaggerView.as_view(url_name="openapi"), name="api-docs"),
+    # Early: Django records every pattern tried before the match, and search is a hot path.
+    path("", include("apps.search.api.urls")),
     path("", include("apps.accounts.api.urls")),
     path("", include("apps.media.api.urls")),
     path("", include("apps.schema.api.urls")),

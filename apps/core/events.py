@@ -20,7 +20,8 @@ field_removing = Signal()
 # values or raise SchemaError naming the entries that cannot convert.
 field_type_changing = Signal()
 # collection: Collection, actor: what the collection contributes to search changed (`supports` gained or lost
-# "search", a field became or stopped being searchable, a searchable field was added or removed).
+# "search", a field became or stopped being searchable, a searchable field was added or removed, searchable fields were
+# reordered).
 collection_search_changed = Signal()
 
 # Content (apps/content) ---------------------------------------------------------------------------------------------

@@ -65,12 +65,7 @@ def collection_for_read(*, slug: str | None = None, collection_id: str | None = 
     One small query checks the schema's version token (changed by every schema write, in its transaction); reads then
     skip loading the collection and its fields. Writes call it inside their transaction, so they validate against the
     definition current at that moment. The cached objects are shared: never modify them."""
-    global _cache_token
-    token = _current_token()
-    if token != _cache_token:
-        _cache.clear()
-        _derived.clear()
-        _cache_token = token
+    _revalidate()
     key = f"slug:{slug}" if slug is not None else f"id:{collection_id}"
     collection = _cache.get(key)
     if collection is None:
@@ -84,6 +79,29 @@ def collection_for_read(*, slug: str | None = None, collection_id: str | None = 
         _cache[f"slug:{collection.slug}"] = collection
         _cache[f"id:{collection.pk}"] = collection
     return collection
+
+
+def _revalidate() -> None:
+    global _cache_token
+    token = _current_token()
+    if token != _cache_token:
+        _cache.clear()
+        _derived.clear()
+        _cache_token = token
+
+
+def collections_for_read() -> list[Collection]:
+    """Every collection with its fields, by slug, from the same per-process cache as ``collection_for_read`` (one
+    query on the version token when nothing changed). The cached objects are shared: never modify them."""
+    _revalidate()
+    collections = _derived.get("collections:all")
+    if collections is None:
+        collections = list(_with_fields(Collection.objects.order_by("slug")))
+        for collection in collections:
+            _cache.setdefault(f"slug:{collection.slug}", collection)
+            _cache.setdefault(f"id:{collection.pk}", collection)
+        _derived["collections:all"] = collections
+    return collections
 
 
 def schema_cached(key: str, load: Callable[[], T]) -> T:

@@ -327,4 +327,10 @@ def fields_reorder(*, actor: Actor, collection: Collection, field_slugs: list[st
         if field.sort_order != position:
             field.sort_order = position
             field.save(update_fields=["sort_order", "updated_at"])
+    # The order of searchable fields decides which one titles entries without a title field, and the order of their
+    # text in the index.
+    searchable_before = [field.slug for field in fields if field.searchable]
+    searchable_after = [field.slug for field in ordered if field.searchable]
+    if searchable_before != searchable_after and collection.supports_feature("search"):
+        events.collection_search_changed.send(sender=Collection, collection=collection, actor=actor)
     return ordered

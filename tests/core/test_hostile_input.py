@@ -70,3 +70,32 @@ def test_nul_in_a_path_segment_is_refused(admin_api, posts_collection, path):
     assert response.status_code == 400
     assert error(response)["error"]["code"] == "VALIDATION_ERROR"
     assert list(error(response)["error"]["details"].values()) == ["Null characters are not allowed."]
+
+
+@pytest.mark.parametrize(
+    "path", ["/_cms/api/oauth/token", "/_cms/api/oauth/device/code", "/_cms/api/oauth/revoke"]
+)
+def test_oauth_endpoints_answer_a_broken_multipart_body_in_their_own_error_shape(api, path):
+    response = api.generic("POST", path, "client_id=x", content_type="multipart/form-data")
+    assert response.status_code == 400
+    assert json.loads(response.content) == {
+        "error": "invalid_request",
+        "error_description": "The body must be application/x-www-form-urlencoded.",
+    }
+
+
+def test_client_registration_with_nul_text_is_invalid_client_metadata(api):
+    response = api.generic(
+        "POST", "/_cms/api/oauth/register", '{"client_name": "a\\u0000b"}', content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert json.loads(response.content) == {
+        "error": "invalid_client_metadata",
+        "error_description": "client_name: Text may not contain the NUL character (\\u0000).",
+    }
+
+
+def test_renaming_a_passkey_without_a_name_is_refused(admin_api):
+    response = admin_api.patch("/_cms/api/auth/passkey/01ARZ3NDEKTSV4RRFFQ69G5FAV", {}, format="json")
+    assert response.status_code == 400
+    assert error(response)["error"]["details"] == {"name": "This field is required."}

@@ -54,6 +54,7 @@ from apps.accounts.sessions import sign_in, sign_out
 from apps.core import ratelimit
 from apps.core.api.serializers import SuccessFlagSerializer
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
+from apps.core.errors import ValidationError
 
 LINK_SENT = (
     "If an account exists for that address, a sign-in link is on its way. It works once, for 10 minutes."
@@ -297,6 +298,9 @@ class PasskeyViewSet(CmsViewSet):
 
     @endpoint("account.manage", body=PasskeyRenameIn, response=PasskeyItemOut, summary="Rename a passkey")
     def partial_update(self, request, pk: str):
+        # PATCH validates partially; a rename without a name is a mistake, not a no-op.
+        if "name" not in self.body:
+            raise ValidationError(details={"name": "This field is required."})
         passkey = services.passkey_rename(
             actor=actor_from_request(request), passkey_id=pk, name=self.body["name"]
         )

@@ -11,6 +11,7 @@ browser's cookies cannot turn these requests into something else.
 from __future__ import annotations
 
 from django.http import HttpResponse, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 from oauth2_provider.views.mixins import OAuthLibMixin
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import FormParser
@@ -29,6 +30,7 @@ from apps.accounts.api.oauth_serializers import (
 )
 from apps.core.api.parsers import JSONParser
 from apps.core.api.views import CmsAPIView, endpoint
+from apps.core.errors import ValidationError
 
 
 def _oauthlib_response(headers: dict, body: str, status: int) -> HttpResponse:
@@ -41,6 +43,14 @@ def _oauthlib_response(headers: dict, body: str, status: int) -> HttpResponse:
 class OAuthView(OAuthLibMixin, CmsAPIView):
     authentication_classes = []
     parser_classes = [FormParser]
+
+    def handle_exception(self, exc):
+        # A body Django cannot parse (multipart without a boundary …) is the client's error, in the RFCs' shape.
+        if isinstance(exc, MultiPartParserError):
+            return oauth.OAuthProblem(
+                "invalid_request", "The body must be application/x-www-form-urlencoded."
+            ).response()
+        return super().handle_exception(exc)
 
 
 class TokenView(OAuthView):
@@ -119,6 +129,8 @@ class RegistrationView(OAuthView):
             application, client = services.oauth_client_register(metadata=metadata)
         except ParseError:
             return oauth.OAuthProblem("invalid_client_metadata", "The body must be JSON.").response()
+        except ValidationError as invalid:
+            return oauth.OAuthProblem("invalid_client_metadata", invalid.message).response()
         except services.RegistrationRefused as refused:
             return oauth.OAuthProblem(refused.error, refused.description).response()
         response = JsonResponse(

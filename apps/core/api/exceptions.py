@@ -16,6 +16,7 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 from django.views import defaults
 from django.views.csrf import csrf_failure as django_csrf_failure
 from rest_framework import exceptions as drf
@@ -58,6 +59,11 @@ def to_cms_error(exc: BaseException) -> errors.CmsError | None:
     if isinstance(exc, RequestDataTooBig):
         return errors.PayloadTooLarge(
             f"The request body is larger than the limit of {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes."
+        )
+    if isinstance(exc, MultiPartParserError):
+        return errors.ValidationError(
+            f"The request body could not be parsed: {exc}",
+            details={"body": "Expected valid multipart/form-data."},
         )
     if isinstance(exc, TooManyFieldsSent):
         return errors.PayloadTooLarge("The request has too many fields.")

@@ -117,6 +117,9 @@ class CmsAutoSchema(AutoSchema):
             codes.add(404)
         if spec.ratelimit:
             codes.add(429)
+        if self.method in BODY_METHODS:
+            # Any body can be too large (DATA_UPLOAD_MAX_MEMORY_SIZE) or of a media type the endpoint does not parse.
+            codes |= {413, 415}
         # Protocol endpoints document their own error bodies: keyed by status they replace the envelope, keyed by
         # (status, media type) they add a representation (an HTML error page beside the JSON envelope).
         protocol_errors = dict(spec.error_bodies or {})

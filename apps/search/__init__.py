@@ -1,0 +1,1 @@
+"""Full-text search over entries: the index, its backends (PostgreSQL, SQLite), search, suggest, rebuild, stats."""

@@ -1,0 +1,10 @@
+from django.urls import path
+
+from apps.search.api.views import RebuildView, SearchView, StatsView, SuggestView
+
+urlpatterns = [
+    path("search", SearchView.as_view()),
+    path("search/suggest", SuggestView.as_view()),
+    path("search/rebuild", RebuildView.as_view()),
+    path("search/stats", StatsView.as_view()),
+]

@@ -1,0 +1,79 @@
+"""``/_cms/api/search…`` (SPEC §4.7): search, suggest, rebuild and stats.
+
+``GET /search`` answers its payload bare, ``{results, nextCursor}``, as SPEC §4.1 says of the search endpoint; the
+others, and every error, use the envelope.
+"""
+
+from __future__ import annotations
+
+from rest_framework.response import Response
+
+from apps.accounts.permissions import actor_from_request
+from apps.core.api.views import CmsAPIView, endpoint, ok
+from apps.search import selectors, services
+from apps.search.api.serializers import (
+    RebuildIn,
+    RebuildOut,
+    SearchPageOut,
+    SearchQueryIn,
+    StatsOut,
+    SuggestionListOut,
+    SuggestQueryIn,
+    present_page,
+    present_suggestion,
+    split_collections,
+)
+
+
+class SearchView(CmsAPIView):
+    @endpoint(
+        "search.read", query=SearchQueryIn, response=SearchPageOut, envelope=False, summary="Search entries"
+    )
+    def get(self, request):
+        """Entries whose searchable text matches ``q``, best first (then by id), with a snippet marking the matches.
+        Any text is a valid query; what cannot match gives an empty list."""
+        page = selectors.search(
+            actor=actor_from_request(request),
+            query=self.query["q"],
+            collections=split_collections(self.query.get("collections")),
+            status=self.query["status"],
+            locale=self.query.get("locale"),
+            limit=self.query["limit"],
+            cursor=self.query.get("cursor"),
+        )
+        return Response(present_page(page))
+
+
+class SuggestView(CmsAPIView):
+    @endpoint("search.read", query=SuggestQueryIn, response=SuggestionListOut, summary="Suggest titles")
+    def get(self, request):
+        """Titles starting with ``q``, or with a word starting with it, ignoring case and accents (autocomplete)."""
+        items = selectors.search_suggest(
+            actor=actor_from_request(request),
+            query=self.query["q"],
+            collections=split_collections(self.query.get("collections")),
+            status=self.query["status"],
+            locale=self.query.get("locale"),
+            limit=self.query["limit"],
+        )
+        return ok({"items": [present_suggestion(item) for item in items]})
+
+
+class RebuildView(CmsAPIView):
+    @endpoint("search.rebuild", body=RebuildIn, response=RebuildOut, summary="Rebuild the search index")
+    def post(self, request):
+        """Check and repair the index of the named collections (all when omitted), in batches; ``full`` rewrites
+        every document. For large sites prefer ``manage.py reindex``, which shows progress."""
+        result = services.search_rebuild(
+            actor=actor_from_request(request),
+            collections=self.body.get("collections"),
+            full=self.body.get("full", False),
+        )
+        return ok(result)
+
+
+class StatsView(CmsAPIView):
+    @endpoint("search.stats", response=StatsOut, summary="Search index statistics")
+    def get(self, request):
+        """Documents per collection and locale, the index engine, and when each collection was last rebuilt."""
+        return ok(selectors.search_stats(actor=actor_from_request(request)))

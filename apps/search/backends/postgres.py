@@ -1,0 +1,407 @@
+"""PostgreSQL: a stored generated ``tsvector`` per document, queried with ``websearch_to_tsquery``, marked with
+``ts_headline``.
+
+Structures (migration 0002): ``config regconfig`` per document (the locale's language, see apps/search/languages.py)
+and ``tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector(config, title), 'A') || setweight(to_tsvector(config,
+body), 'B')) STORED`` (with a space after each "<", so that PostgreSQL's parser does not skip text that looks like
+HTML). The configurations are ours, ``cms_<language>``: copies of PostgreSQL's with ``unaccent`` before the stemmer,
+so "cafe" finds "café". The ``tsv`` column has a RUM index when the ``rum`` extension is installed (Debian:
+``postgresql-15-rum``), else a GIN index; ``manage.py reindex --index rum|gin`` switches.
+
+Snippets: ``ts_headline`` with every match marked, on a window of the body around the first match (see
+``_details``), cut to about 30 words by ``excerpt``.
+
+Ranking, with the cost of each path at 100,000 documents in docs/performance.md:
+
+- RUM: ``ORDER BY tsv <=> query`` walks the index in rank order (``rum_ts_score``, title weight A over body B) and
+  stops at the page; exact and fast while matches number in the tens of thousands, but its cost grows with every
+  match and every occurrence, so a query the planner expects to match more than ``CMS_SEARCH_RUM_LIMIT`` documents
+  (default 40,000) takes the bounded path instead.
+- Bounded (GIN, or RUM for very broad queries): the first ``rank_limit`` matches the index yields (default 1,000) are
+  ranked (``ts_rank_cd`` with GIN, ``rum_ts_score`` with RUM); with fewer matches than that, every match is, so small
+  and selective queries are exact. Broader queries are ranked among an arbitrary sample of their matches: the
+  documented trade-off for answering a word found in every document in milliseconds instead of a second.
+
+The path is chosen on the first page and carried in the cursor, so later pages rank the same way. Ties in score are
+broken by entry id.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import connection
+
+from apps.schema.selectors import schema_cached
+from apps.search.backends.base import (
+    DOCUMENTS,
+    INSERT_CHUNK,
+    DocumentRow,
+    Hit,
+    SearchBackend,
+    SearchRequest,
+    SearchResult,
+    excerpt,
+    filter_sql,
+    ids_in_order,
+    snippet_html,
+)
+from apps.search.documents import MARK_END, MARK_START
+from apps.search.languages import language_for
+
+RUM_INDEX = "search_doc_tsv_rum"
+GIN_INDEX = "search_doc_tsv_gin"
+# Extra rows fetched on the RUM path so that ties in score at the end of a page can be ordered by entry id.
+TIE_SLACK = 20
+HIGHLIGHT_ALL = f"HighlightAll=true, StartSel={MARK_START}, StopSel={MARK_END}"
+# The slice of the body given to ts_headline: from this many characters before the first likely match, this long.
+WINDOW_BEFORE = 160
+WINDOW = 640
+# At most this many lexeme beginnings are looked for (long queries).
+MAX_PREFIXES = 8
+
+
+@dataclass(frozen=True)
+class _Query:
+    sql: str
+    params: list
+    prefixes: list[str]
+
+
+# The parser takes "<word…>" for an HTML tag and leaves it out of headlines (and skips <script> elements' text): a
+# zero-width space after "<" keeps it text, and is removed from the headline again. The tsvector does the same with a
+# plain space (migration 0002).
+ZERO_WIDTH_SPACE = "\u200b"
+NO_TAG = "<" + ZERO_WIDTH_SPACE
+
+_configs: set[str] | None = None
+
+
+def available_configs() -> set[str]:
+    """Our text search configurations (``cms_<language>``) in this database; created by migrations, so read once."""
+    global _configs
+    if _configs is None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT cfgname FROM pg_ts_config WHERE cfgname LIKE %s", ["cms\\_%"])
+            _configs = {row[0] for row in cursor.fetchall()}
+    return _configs
+
+
+def index_kind() -> str | None:
+    """ "rum", "gin" or None: the index on the documents' tsvector, as of this process's last schema revalidation."""
+
+    def load() -> str | None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT indexname FROM pg_indexes WHERE tablename = %s AND indexname IN (%s, %s)",
+                [DOCUMENTS, RUM_INDEX, GIN_INDEX],
+            )
+            names = {row[0] for row in cursor.fetchall()}
+        return "rum" if RUM_INDEX in names else "gin" if GIN_INDEX in names else None
+
+    return schema_cached("search:postgres-index", load)
+
+
+_unaccent: bool | None = None
+
+
+def has_unaccent() -> bool:
+    global _unaccent
+    if _unaccent is None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM pg_extension WHERE extname = 'unaccent'")
+            _unaccent = cursor.fetchone() is not None
+    return _unaccent
+
+
+def rum_available() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'rum'")
+        return cursor.fetchone() is not None
+
+
+class PostgresBackend(SearchBackend):
+    vendor = "postgresql"
+    default_rank_limit = 1000
+
+    def engine(self) -> str:
+        return f"postgresql-{index_kind() or 'noindex'}"
+
+    def config(self, locale: str) -> str:
+        configs = available_configs()
+        wanted = f"cms_{language_for(locale)}"
+        if wanted in configs:
+            return wanted
+        return "cms_simple" if "cms_simple" in configs else "simple"
+
+    def analyzer(self, locale: str) -> str:
+        return self.config(locale)
+
+    # --- search ---------------------------------------------------------------------------------------------------
+
+    def _tsquery(self, request: SearchRequest) -> tuple[str, list]:
+        """The query as a tsquery expression: with several languages in play, the alternatives of each."""
+        locales = [request.locale] if request.locale else list(settings.CMS_LOCALES)
+        configs = sorted({self.config(locale) for locale in locales})
+        text = request.query.to_websearch()
+        sql = " || ".join(["websearch_to_tsquery(%s::regconfig, %s)"] * len(configs))
+        params = []
+        for config in configs:
+            params += [config, text]
+        return f"({sql})", params
+
+    def _lexeme_prefixes(
+        self, request: SearchRequest, nodes_sql: str, nodes_params: list
+    ) -> list[str] | None:
+        """None when the query has no lexeme (stop words only: it matches nothing); else the beginnings of the
+        lexemes of its required words, which locate the first match in a document's text for its snippet."""
+        locales = [request.locale] if request.locale else list(settings.CMS_LOCALES)
+        configs = sorted({self.config(locale) for locale in locales})
+        words = " ".join(item for group in request.query.groups for item in group.include)
+        lexemes_sql = " || ".join(["tsvector_to_array(to_tsvector(%s::regconfig, %s))"] * len(configs))
+        lexemes_params = [value for config in configs for value in (config, words)]
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT numnode({nodes_sql}), {lexemes_sql}", [*nodes_params, *lexemes_params])
+            nodes, lexemes = cursor.fetchone()
+        if not nodes:
+            return None
+        # Stems are usually a prefix of the words they come from, less their last letter ("happi" of "happy").
+        prefixes = {lexeme if len(lexeme) <= 3 else lexeme[:-1] for lexeme in lexemes or []}
+        return sorted(prefixes, key=lambda prefix: (-len(prefix), prefix))[:MAX_PREFIXES]
+
+    def search(self, request: SearchRequest) -> SearchResult:
+        if request.query.is_empty:
+            return SearchResult([], False, "gin")
+        query_sql, query_params = self._tsquery(request)
+        prefixes = self._lexeme_prefixes(request, query_sql, query_params)
+        if prefixes is None:
+            return SearchResult([], False, "gin")
+        query = _Query(query_sql, query_params, prefixes)
+        kind = index_kind()
+        mode = request.after.mode if request.after is not None else None
+        if mode is None:
+            mode = (
+                "rum"
+                if kind == "rum" and self._estimate(request, query_sql, query_params) <= self.rum_limit
+                else "gin"
+            )
+        if mode == "rum" and kind == "rum":
+            return self._search_rum(request, query)
+        return self._search_bounded(request, query, score="rum_ts_score" if kind == "rum" else "ts_rank_cd")
+
+    @property
+    def rum_limit(self) -> int:
+        return int(getattr(settings, "CMS_SEARCH_RUM_LIMIT", 40_000))
+
+    def _estimate(self, request: SearchRequest, query_sql: str, query_params: list) -> float:
+        """The planner's estimate of how many documents match: RUM's cost grows with them."""
+        where, params = filter_sql(request)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"EXPLAIN (FORMAT JSON) SELECT 1 FROM {DOCUMENTS} d "  # noqa: S608
+                f"WHERE d.tsv @@ {query_sql} AND {where}",
+                [*query_params, *params],
+            )
+            plan = cursor.fetchone()[0]
+        plan = json.loads(plan) if isinstance(plan, str) else plan
+        return float(plan[0]["Plan"]["Plan Rows"])
+
+    def _details(self, ids: list[int], query: _Query, score: str | None) -> dict:
+        """Title, slug, collection and snippet (and the score, on the RUM path) of the page's documents.
+
+        ts_headline parses and stems every word it is given (half a millisecond for 500 words), so it is given a
+        window of the body around the first place a lexeme's beginning appears in it (found with ``strpos`` on the
+        lowercased, unaccented text); where that guess finds no match, the whole body."""
+        rows = self._headlines(ids, query, score, window=True)
+        missed = [document_id for document_id, row in rows.items() if row[-1]]
+        if missed:
+            rows.update(self._headlines(missed, query, score, window=False))
+        return {document_id: row[:-1] for document_id, row in rows.items()}
+
+    def _headlines(self, ids: list[int], query: _Query, score: str | None, *, window: bool) -> dict:
+        score_sql = f", {score}(d.tsv, {query.sql})" if score else ""
+        if window and query.prefixes:
+            positions = ", ".join(["NULLIF(strpos(f.folded, %s), 0)"] * len(query.prefixes))
+            fold = "unaccent(lower(d.body))" if has_unaccent() else "lower(d.body)"
+            located = (
+                "CROSS JOIN LATERAL (SELECT h.hit, greatest(1, coalesce(h.hit, 1) - %s) AS start FROM "  # noqa: S608
+                f"(SELECT LEAST({positions}) AS hit FROM (SELECT {fold} AS folded) f) h) w"
+            )
+            located_params = [WINDOW_BEFORE, *query.prefixes]
+            text_sql, text_params = "substr(d.body, w.start, %s)", [WINDOW]
+        else:
+            located = "CROSS JOIN LATERAL (SELECT NULL::int AS hit, 1 AS start) w"
+            located_params = []
+            text_sql, text_params = "d.body", []
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT d.id, d.collection_id, d.slug, d.title, w.hit, w.start, char_length(d.body), "  # noqa: S608
+                f"ts_headline(d.config, replace({text_sql}, '<', %s), {query.sql}, %s){score_sql} "
+                f"FROM {DOCUMENTS} d {located} WHERE d.id = ANY(%s)",
+                [
+                    *text_params,
+                    NO_TAG,
+                    *query.params,
+                    HIGHLIGHT_ALL,
+                    *(query.params if score else []),
+                    *located_params,
+                    ids,
+                ],
+            )
+            found = {}
+            for (
+                document_id,
+                collection_id,
+                slug,
+                title,
+                hit,
+                start,
+                length,
+                marked,
+                *rest,
+            ) in cursor.fetchall():
+                marked = (marked or "").replace(ZERO_WIDTH_SPACE, "")
+                cut_after = window and query.prefixes and start - 1 + WINDOW < length
+                snippet = excerpt(marked, cut_before=start > 1, cut_after=bool(cut_after))
+                # A prefix found where the stemmer finds no match ("run" in "brunch"): try the whole body.
+                missed = hit is not None and MARK_START not in marked
+                found[document_id] = (collection_id, slug, title, snippet, *rest, missed)
+            return found
+
+    def _search_bounded(self, request: SearchRequest, query: _Query, score: str) -> SearchResult:
+        query_sql, query_params = query.sql, query.params
+        where, params = filter_sql(request)
+        after_sql, after_params = "", []
+        if request.after is not None:
+            after_sql = "WHERE c.score < %s::float8 OR (c.score = %s::float8 AND c.entry_id > %s)"
+            after_params = [request.after.key, request.after.key, request.after.entry_id]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT c.id, c.entry_id, c.score FROM ("  # noqa: S608
+                f"SELECT m.id, m.entry_id, {score}(m.tsv, {query_sql})::float8 AS score FROM ("
+                f"SELECT d.id, d.entry_id, d.tsv FROM {DOCUMENTS} d WHERE d.tsv @@ {query_sql} AND {where} LIMIT %s"
+                f") m) c {after_sql} ORDER BY c.score DESC, c.entry_id LIMIT %s",
+                [*query_params, *query_params, *params, self.rank_limit, *after_params, request.limit + 1],
+            )
+            ranked = cursor.fetchall()
+        more = len(ranked) > request.limit
+        ranked = ranked[: request.limit]
+        details = self._details([row[0] for row in ranked], query, None) if ranked else {}
+        hits = []
+        for document_id, entry_id, value in ranked:
+            collection_id, slug, title, snippet = details[document_id]
+            hits.append(
+                Hit(document_id, entry_id, collection_id, slug, title, snippet_html(snippet), value, value)
+            )
+        return SearchResult(hits, more, "gin")
+
+    def _rum_rows(self, request, query_sql, query_params, *, limit: int, equal: float | None = None) -> list:
+        where, params = filter_sql(request)
+        conditions, extra = [], []
+        if request.after is not None:
+            conditions.append(
+                "((d.tsv <=> {q})::float8 > %s::float8 OR ((d.tsv <=> {q})::float8 = %s::float8 AND d.entry_id > %s))"
+            )
+            extra += [
+                *query_params,
+                request.after.key,
+                *query_params,
+                request.after.key,
+                request.after.entry_id,
+            ]
+        if equal is not None:
+            conditions.append("(d.tsv <=> {q})::float8 = %s::float8")
+            extra += [*query_params, equal]
+        condition_sql = "".join(f" AND {c.format(q=query_sql)}" for c in conditions)
+        order = "d.entry_id" if equal is not None else f"d.tsv <=> {query_sql}"
+        order_params = [] if equal is not None else query_params
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT d.id, d.entry_id, (d.tsv <=> {query_sql})::float8 FROM {DOCUMENTS} d "  # noqa: S608
+                f"WHERE d.tsv @@ {query_sql} AND {where}{condition_sql} ORDER BY {order} LIMIT %s",
+                [*query_params, *query_params, *params, *extra, *order_params, limit],
+            )
+            return cursor.fetchall()
+
+    def _search_rum(self, request: SearchRequest, query: _Query) -> SearchResult:
+        query_sql, query_params = query.sql, query.params
+        fetch = request.limit + 1 + TIE_SLACK
+        rows = self._rum_rows(request, query_sql, query_params, limit=fetch)
+        rows.sort(key=lambda row: (row[2], row[1]))
+        if len(rows) == fetch and rows[-1][2] == rows[request.limit][2]:
+            # More documents may share the score at the page's end than were fetched: take that whole tie, in id order.
+            tie = rows[request.limit][2]
+            rows = [row for row in rows if row[2] < tie]
+            rows += self._rum_rows(request, query_sql, query_params, limit=request.limit + 1, equal=tie)
+        more = len(rows) > request.limit
+        rows = rows[: request.limit]
+        details = self._details([row[0] for row in rows], query, "rum_ts_score") if rows else {}
+        hits = []
+        for document_id, entry_id, distance in rows:
+            collection_id, slug, title, snippet, score = details[document_id]
+            hits.append(
+                Hit(document_id, entry_id, collection_id, slug, title, snippet_html(snippet), score, distance)
+            )
+        return SearchResult(hits, more, "rum")
+
+    # --- writing --------------------------------------------------------------------------------------------------
+
+    def insert_documents(self, rows: list[DocumentRow]) -> list[int]:
+        ids: list[int] = []
+        columns = "entry_id, collection_id, locale, published, working, slug, title, body, signature, config"
+        with connection.cursor() as cursor:
+            for start in range(0, len(rows), INSERT_CHUNK):
+                chunk = rows[start : start + INSERT_CHUNK]
+                values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::regconfig)"] * len(chunk))
+                params = []
+                for row in chunk:
+                    params += [
+                        row.entry_id,
+                        row.collection_id,
+                        row.locale,
+                        row.spec.published,
+                        row.spec.working,
+                        row.slug,
+                        row.spec.title,
+                        row.spec.body,
+                        row.signature,
+                        row.analyzer,
+                    ]
+                # The tsvector is a generated column: PostgreSQL computes it from config, title and body.
+                cursor.execute(
+                    f"INSERT INTO {DOCUMENTS} ({columns}) VALUES {values} "  # noqa: S608
+                    "RETURNING id, entry_id, published, working",
+                    params,
+                )
+                ids += ids_in_order(chunk, cursor.fetchall())
+        return ids
+
+    def after_rebuild(self) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {DOCUMENTS}")
+
+    # --- the index on tsv -----------------------------------------------------------------------------------------
+
+    def set_index(self, kind: str) -> None:
+        """Replace the tsvector's index with a RUM or a GIN one (``manage.py reindex --index``)."""
+        from apps.schema.services import schema_changed
+
+        if kind not in ("rum", "gin"):
+            raise ValueError(kind)
+        with connection.cursor() as cursor:
+            # Index DDL is refused while deferred foreign-key checks are pending in the transaction: run them first.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            if kind == "rum":
+                cursor.execute("CREATE EXTENSION IF NOT EXISTS rum")
+                cursor.execute(f"DROP INDEX IF EXISTS {GIN_INDEX}")
+                cursor.execute(
+                    f"CREATE INDEX IF NOT EXISTS {RUM_INDEX} ON {DOCUMENTS} USING rum (tsv rum_tsvector_ops)"
+                )
+            else:
+                cursor.execute(f"DROP INDEX IF EXISTS {RUM_INDEX}")
+                cursor.execute(f"CREATE INDEX IF NOT EXISTS {GIN_INDEX} ON {DOCUMENTS} USING gin (tsv)")
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        # Every process re-reads the index kind at its next request.
+        schema_changed()

@@ -1,0 +1,87 @@
+"""The search index (ARCHITECTURE §3 "Search"): one document per entry version people can see, its title words for
+autocomplete, and when each collection was last rebuilt.
+
+An entry has up to two versions that can be found: the published one (``live_data``, what the public reads while the
+entry's status is published) and the working copy (``data``, what editors see). When both are the same text, which is
+the usual case, one document carries both flags; otherwise each has its own. Entries in the trash have none.
+
+The full-text structures themselves are vendor-specific and live beside these tables, created by the migrations:
+PostgreSQL adds a ``config regconfig`` column and a stored generated ``tsv tsvector`` (title weight A, the other
+searchable text weight B) with a RUM or GIN index; SQLite adds the FTS5 table ``search_fts`` over ``title`` and
+``body``, kept in step by triggers. Documents are therefore written by the backend (apps/search/backends), never with
+``Model.save()``.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from apps.content.models import Entry
+from apps.schema.models import Collection
+
+
+class SearchDocument(models.Model):
+    id = models.BigAutoField(primary_key=True)
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="+", db_index=False)
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="+", db_index=False)
+    locale = models.CharField(max_length=16)
+    # What the public sees (the entry is published and this is its published text).
+    published = models.BooleanField()
+    # What editors see (this is the entry's working copy).
+    working = models.BooleanField()
+    slug = models.CharField(max_length=200)
+    # A hash of the document's text and flags and of the analyzer (the language configuration): writers compare it
+    # to skip documents that would not change, and a changed language setting makes every document differ.
+    signature = models.CharField(max_length=32)
+    title = models.TextField()
+    # The last column (migration 0001): SQLite keeps the columns before a long text on the row's first page.
+    body = models.TextField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["entry"], name="search_doc_entry"),
+            models.Index(fields=["collection", "locale"], name="search_doc_collection"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.entry_id} ({'published' if self.published else ''}{'+' if self.published and self.working else ''}{'working' if self.working else ''})"
+
+
+class SearchSuggestion(models.Model):
+    """One word position of a document's title, for prefix autocomplete: ``key`` is the folded title from that word
+    on ("cafe au lait", "au lait", "lait" for "Café au lait"), so a prefix of any word is a range scan of one index.
+    ``first`` marks the whole title, which is suggested before matches further in."""
+
+    id = models.BigAutoField(primary_key=True)
+    document = models.ForeignKey(SearchDocument, on_delete=models.CASCADE, related_name="+", db_index=False)
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="+", db_index=False)
+    locale = models.CharField(max_length=16)
+    published = models.BooleanField()
+    working = models.BooleanField()
+    first = models.BooleanField()
+    # Byte order on both databases: SQLite compares text as bytes; PostgreSQL's column gets COLLATE "C" (migration).
+    key = models.CharField(max_length=200)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["first", "key", "document"], name="search_suggest_key"),
+            models.Index(fields=["document"], name="search_suggest_document"),
+        ]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class SearchRebuild(models.Model):
+    """When a collection's index was last rebuilt in full (``POST /search/rebuild``, ``manage.py reindex``)."""
+
+    collection = models.OneToOneField(
+        Collection, on_delete=models.CASCADE, related_name="+", primary_key=True
+    )
+    rebuilt_at = models.DateTimeField()
+    entries = models.PositiveIntegerField(default=0)
+    documents = models.PositiveIntegerField(default=0)
+    seconds = models.FloatField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.collection_id} at {self.rebuilt_at}"

@@ -1,0 +1,347 @@
+"""`make bench-search`: full-text search at 100,000 entries on SQLite and PostgreSQL (RUM and GIN), through HTTP.
+
+For each database (and, on PostgreSQL, each index: RUM and GIN) it measures
+- the ``manage.py reindex`` rate (documents/s) building the whole index from nothing;
+- single-connection latency (p50, p99, max) of rare, mid-frequency, frequent and near-universal single words,
+  two-word AND queries (mid + mid; frequent + near-universal), phrases (two near-universal words, common; two
+  frequent words, rare), and suggest (two-letter and five-letter prefixes), each cycling through 8 queries;
+- throughput of a mixed query set with 8 connections, as a ratio to a bare WSGI app measured in the same round;
+- create-entry throughput into a searchable collection and into an identical one without search, alternating, as the
+  ratio of the two.
+
+The corpus (bench/corpus.py) and the query sets (bench/search_seed.py) are deterministic. Results go to
+bench/results/search-<timestamp>.json and to docs/performance.md between the bench:search markers.
+
+    python -m bench.search [--db sqlite,postgres] [--modes rum,gin] [--entries 100000] [--duration 10] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from bench.run import PERFORMANCE_DOC, RESULTS, ROOT, Server, wrk
+
+PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/cms_bench_search"
+BEGIN, END = "<!-- bench:search:begin -->", "<!-- bench:search:end -->"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    label: str
+    # p99 target in milliseconds (None: reported only; every query must still stay under a second).
+    p99_target: float | None = None
+
+
+SCENARIOS = [
+    Scenario("rare", "rare word (~0.1% of documents)"),
+    Scenario("mid", "mid-frequency word (~2%)", 25.0),
+    Scenario("frequent", "frequent word (~27%)"),
+    Scenario("universal", "near-universal word (~99%)", 150.0),
+    Scenario("and_mid", "two mid-frequency words (AND)"),
+    Scenario("and_broad", "frequent AND near-universal"),
+    Scenario("phrase_common", "phrase of two near-universal words"),
+    Scenario("phrase_rare", "phrase of two frequent words (rare as a phrase)"),
+    Scenario("suggest_short", "suggest, 2-letter prefix", 20.0),
+    Scenario("suggest_word", "suggest, 5-letter prefix", 20.0),
+]
+MAX_MS = 1000.0
+THROUGHPUT_TARGET = 0.044
+WRITE_TARGET = 0.70
+
+
+@dataclass
+class Latency:
+    scenario: str
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+    requests: int
+    errors: int
+
+
+@dataclass
+class Run:
+    database: str
+    engine: str = ""
+    entries: int = 0
+    documents: int = 0
+    reindex_seconds: float = 0.0
+    reindex_rate: float = 0.0
+    latency: list[Latency] = field(default_factory=list)
+    search_ratio: list[float] = field(default_factory=list)
+    search_rps: list[float] = field(default_factory=list)
+    mixed_ratio: list[float] = field(default_factory=list)
+    write_ratio: list[float] = field(default_factory=list)
+    write_rps_search: list[float] = field(default_factory=list)
+    write_rps_plain: list[float] = field(default_factory=list)
+    errors: int = 0
+
+
+def database_url(kind: str, work: Path) -> str:
+    if kind == "sqlite":
+        return f"sqlite:///{work / 'search.sqlite3'}"
+    return os.environ.get("BENCH_SEARCH_DATABASE_URL", PG_DEFAULT)
+
+
+def manage(env: dict, *args: str) -> str:
+    completed = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+    )
+    return completed.stdout
+
+
+def prepare(kind: str, url: str, work: Path, entries: int, reseed: bool, env: dict) -> None:
+    marker = work / f"search-seeded-{kind}-{entries}"
+    if marker.exists() and not reseed:
+        subprocess.run(
+            [sys.executable, "-m", "bench.search_seed", "--out", str(work / kind), "--cleanup"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+        )
+        return
+    if kind == "sqlite":
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(work / "search.sqlite3") + suffix).unlink(missing_ok=True)
+    else:
+        import psycopg
+
+        parts = urlsplit(url)
+        name = parts.path.lstrip("/")
+        with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{name}"')
+    for stale in work.glob(f"search-seeded-{kind}-*"):
+        stale.unlink()
+    print(f"[{kind}] seeding {entries} entries …", flush=True)
+    subprocess.run(
+        [sys.executable, "-m", "bench.search_seed", "--entries", str(entries), "--out", str(work / kind)],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
+    marker.touch()
+
+
+def measure(kind: str, mode: str | None, args, work: Path, env: dict) -> Run:
+    label = f"{kind}-{mode}" if mode else kind
+    run = Run(label)
+    out = work / kind
+    reindex = ["reindex", "--full", "--json", "--no-progress"]
+    if mode:
+        reindex += ["--index", mode]
+    print(f"[{label}] reindex …", flush=True)
+    result = json.loads(manage(env, *reindex))
+    run.engine = result["engine"]
+    run.entries = result["entries"]
+    run.documents = result["documents"]
+    run.reindex_seconds = result["seconds"]
+    run.reindex_rate = result["documentsPerSecond"]
+    print(
+        f"[{label}] {run.documents} documents in {run.reindex_seconds:.1f} s ({run.reindex_rate:.0f}/s)",
+        flush=True,
+    )
+
+    reader = (out / "reader-token").read_text().strip()
+    admin = (out / "token").read_text().strip()
+    bodies = str(out / "create-bodies.txt")
+    baseline = Server("bench.hello_wsgi:app", env)
+    cms = Server("cms_project.wsgi", env)
+    try:
+        baseline.wait("/")
+        cms.wait("/_cms/api/health")
+        for scenario in SCENARIOS:
+            paths = str(out / "paths" / f"{scenario.name}.txt")
+            wrk(cms.url, connections=1, duration=1, token=reader, script="paths.lua", args=[paths])
+            measured = wrk(
+                cms.url, connections=1, duration=args.duration, token=reader, script="paths.lua", args=[paths]
+            )
+            run.latency.append(
+                Latency(
+                    scenario.name,
+                    measured.p50_ms,
+                    measured.p99_ms,
+                    measured.max_ms,
+                    measured.requests,
+                    measured.errors,
+                )
+            )
+            run.errors += measured.errors
+            print(
+                f"[{label}]   {scenario.name:15} p50 {measured.p50_ms:7.2f} ms  p99 {measured.p99_ms:7.2f} ms  "
+                f"max {measured.max_ms:7.1f} ms  ({measured.requests} requests, {measured.errors} errors)",
+                flush=True,
+            )
+
+        def load(url: str, token: str | None, script: str | None, data: str | None):
+            return wrk(
+                url,
+                connections=8,
+                duration=args.throughput_duration,
+                token=token,
+                script=script,
+                args=[data] if data else [],
+            )
+
+        for number in range(args.rounds):
+            reference = load(baseline.url + "/", None, None, None)
+            typical = load(cms.url, reader, "paths.lua", str(out / "paths" / "mid.txt"))
+            mixed = load(cms.url, reader, "paths.lua", str(out / "paths" / "mixed.txt"))
+            plain = load(cms.url + "/_cms/api/content/plain", admin, "create_bodies.lua", bodies)
+            indexed = load(cms.url + "/_cms/api/content/articles", admin, "create_bodies.lua", bodies)
+            run.search_ratio.append(typical.rps / reference.rps)
+            run.search_rps.append(typical.rps)
+            run.mixed_ratio.append(mixed.rps / reference.rps)
+            run.write_rps_plain.append(plain.rps)
+            run.write_rps_search.append(indexed.rps)
+            run.write_ratio.append(indexed.rps / plain.rps)
+            run.errors += typical.errors + mixed.errors + plain.errors + indexed.errors
+            print(
+                f"[{label}] round {number + 1}: baseline {reference.rps:.0f} req/s, search: mid {typical.rps:.0f} "
+                f"({typical.rps / reference.rps:.3f}×), mixed {mixed.rps:.0f} ({mixed.rps / reference.rps:.3f}×); "
+                f"create {indexed.rps:.1f} with search vs {plain.rps:.1f} without ({indexed.rps / plain.rps:.2f})",
+                flush=True,
+            )
+    finally:
+        baseline.stop()
+        cms.stop()
+    return run
+
+
+def table(runs: list[Run]) -> str:
+    names = {scenario.name: scenario for scenario in SCENARIOS}
+    lines = [
+        "| scenario | " + " | ".join(f"{run.database} p50 / p99 / max ms" for run in runs) + " | target |",
+        "|---|" + "---|" * len(runs) + "---|",
+    ]
+    for scenario in SCENARIOS:
+        cells = []
+        for run in runs:
+            found = next(item for item in run.latency if item.scenario == scenario.name)
+            ok = found.max_ms < MAX_MS and (scenario.p99_target is None or found.p99_ms < scenario.p99_target)
+            cells.append(
+                f"{found.p50_ms:.1f} / {found.p99_ms:.1f} / {found.max_ms:.0f} {'✅' if ok else '❌'}"
+            )
+        target = f"p99 < {names[scenario.name].p99_target:g} ms" if scenario.p99_target else "max < 1 s"
+        lines.append(f"| {scenario.label} | " + " | ".join(cells) + f" | {target} |")
+
+    def median(values):
+        return statistics.median(values) if values else 0.0
+
+    def spread(values):
+        return f"{median(values):.3f} ({min(values):.3f}–{max(values):.3f})" if values else "-"
+
+    rows = [
+        ("index engine", [run.engine for run in runs], ""),
+        ("documents indexed", [f"{run.documents:,}" for run in runs], ""),
+        (
+            "`reindex` rate, documents/s",
+            [f"{run.reindex_rate:,.0f} ({run.reindex_seconds:.0f} s)" for run in runs],
+            "",
+        ),
+        (
+            "search req/s ÷ bare WSGI req/s (mid-frequency words, 8 connections)",
+            [
+                f"{spread(run.search_ratio)} {'✅' if median(run.search_ratio) >= THROUGHPUT_TARGET else '❌'}"
+                for run in runs
+            ],
+            f"≥ {THROUGHPUT_TARGET}×",
+        ),
+        (
+            "search req/s ÷ bare WSGI req/s (every query kind in turn)",
+            [spread(run.mixed_ratio) for run in runs],
+            "",
+        ),
+        (
+            "create req/s with search ÷ without",
+            [
+                f"{spread(run.write_ratio)} ({median(run.write_rps_search):.0f} vs {median(run.write_rps_plain):.0f}) "
+                f"{'✅' if median(run.write_ratio) >= WRITE_TARGET else '❌'}"
+                for run in runs
+            ],
+            f"≥ {WRITE_TARGET}",
+        ),
+        ("non-2xx or socket errors", [str(run.errors) for run in runs], "0"),
+    ]
+    lines += [f"| {name} | " + " | ".join(cells) + f" | {target} |" for name, cells, target in rows]
+    return "\n".join(lines)
+
+
+def write_doc(runs: list[Run], args, started: datetime) -> None:
+    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    block = (
+        f"{BEGIN}\nMeasured {started:%Y-%m-%d %H:%M} UTC on {machine}; {args.entries:,} entries (90% published), "
+        f"latency with one connection for {args.duration} s per scenario, throughput {args.rounds} rounds of "
+        f"{args.throughput_duration} s with 8 connections.\n\n{table(runs)}\n{END}"
+    )
+    text = PERFORMANCE_DOC.read_text() if PERFORMANCE_DOC.exists() else ""
+    if BEGIN in text:
+        text = text[: text.index(BEGIN)] + block + text[text.index(END) + len(END) :]
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    PERFORMANCE_DOC.write_text(text)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--db", default="sqlite,postgres")
+    parser.add_argument("--modes", default="rum,gin", help="PostgreSQL indexes to measure.")
+    parser.add_argument("--entries", type=int, default=100_000)
+    parser.add_argument(
+        "--duration", type=int, default=10, help="Seconds of single-connection latency per scenario."
+    )
+    parser.add_argument("--throughput-duration", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--reseed", action="store_true")
+    parser.add_argument("--no-doc", action="store_true", help="Do not rewrite docs/performance.md.")
+    args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        print("wrk is needed: apt-get install wrk", file=sys.stderr)
+        return 1
+    # Stopped with SIGTERM: unwind, so the servers started here are stopped too.
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(143))
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    work = RESULTS / "work"
+    work.mkdir(exist_ok=True)
+    started = datetime.now(UTC)
+    runs: list[Run] = []
+    for kind in args.db.split(","):
+        url = database_url(kind, work)
+        env = {
+            **os.environ,
+            "DATABASE_URL": url,
+            "CMS_VAR_DIR": str(work),
+            "SECRET_KEY": "bench-only-not-secret",
+            "CMS_RATE_LIMIT_API": "100000000/m",
+            "PYTHONPATH": str(ROOT),
+        }
+        (work / kind).mkdir(parents=True, exist_ok=True)
+        prepare(kind, url, work, args.entries, args.reseed, env)
+        modes = args.modes.split(",") if kind == "postgres" else [None]
+        for mode in modes:
+            runs.append(measure(kind, mode, args, work, env))
+    stamp = started.strftime("%Y%m%dT%H%M%S")
+    (RESULTS / f"search-{stamp}.json").write_text(json.dumps([asdict(run) for run in runs], indent=2))
+    print("\n" + table(runs))
+    if not args.no_doc:
+        write_doc(runs, args, started)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
