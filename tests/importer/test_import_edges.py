@@ -559,3 +559,15 @@ def test_an_unknown_language_imports_in_the_default_locale_with_a_warning(admin_
             "sourceId": 1,
         }
     ]
+
+
+def test_imported_posts_are_searchable(admin_api):
+    content = "<!-- wp:paragraph --><p>A rare word: zanzibarquux.</p><!-- /wp:paragraph -->"
+    run_import(admin_api, content=wxr(post(1, title="Findable", slug="findable", content=content) + post(2)))
+
+    response = admin_api.get("/_cms/api/search?q=zanzibarquux")
+
+    assert response.status_code == 200
+    assert [(item["collection"], item["slug"]) for item in response.json()["results"]] == [
+        ("posts", "findable")
+    ]
