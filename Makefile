@@ -6,7 +6,7 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c requirements/
 export HOST ?= 127.0.0.1
 export PORT ?= 8000
 
-.PHONY: run test bench bench-search stress fuzz lint openapi mcp-tools constraints clean
+.PHONY: run test bench bench-import bench-search stress fuzz lint openapi mcp-tools constraints clean
 
 $(VENV)/.prod-installed: requirements/base.txt requirements/prod.txt requirements/constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=python3.11)")'
@@ -47,6 +47,10 @@ test: $(VENV)/.dev-installed $(TS_CHECK)
 bench: $(VENV)/.dev-installed
 	@command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk"; exit 1; }
 	$(PY) -m bench.run $(BENCH_ARGS)
+
+## WordPress import: posts/s end to end on SQLite and PostgreSQL beside the bare parse+convert rate, peak memory.
+bench-import: $(VENV)/.dev-installed
+	$(PY) -m bench.import_bench $(BENCH_IMPORT_ARGS)
 
 ## Load and faults with pass/fail verdicts (10 minutes of mixed load, killed workers, a PostgreSQL restart).
 stress: $(VENV)/.dev-installed

@@ -461,6 +461,8 @@ CMS_IMPORT_DIR = Path(env("CMS_IMPORT_DIR", str(VAR_DIR / "imports")))
 # Exports up to this size import within the request; larger ones run in `manage.py worker` (202 + job id).
 CMS_IMPORT_SYNC_MAX_BYTES = env_int("CMS_IMPORT_SYNC_MAX_BYTES", 5 * 1024 * 1024)
 CMS_IMPORT_SYNC_MAX_ITEMS = env_int("CMS_IMPORT_SYNC_MAX_ITEMS", 500)
+# How long the worker runs one import job before putting it back in the queue (other work gets its turn).
+CMS_IMPORT_WORKER_SLICE_SECONDS = env_int("CMS_IMPORT_WORKER_SLICE_SECONDS", 60)
 # A running job whose worker wrote nothing for this long is taken to be dead: it may be resumed.
 CMS_IMPORT_LEASE_SECONDS = env_int("CMS_IMPORT_LEASE_SECONDS", 120)
 # Source items committed together (with the job's cursor): a crash loses at most one batch's work, then redoes it.

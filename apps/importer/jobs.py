@@ -1,10 +1,13 @@
 """Where a job runs: in the request for small files, in ``manage.py worker`` for large ones.
 
 The worker takes one queued job per pass (or a running one whose worker died: its lease expired), claiming it with a
-conditional update so two workers never run the same job, and runs it to its end, pause or failure.
+conditional update so two workers never run the same job, and runs it for a time slice: to its end, pause or
+failure, or back to the queue at its cursor.
 """
 
 from __future__ import annotations
+
+import time
 
 from django.conf import settings
 from django.db import transaction
@@ -41,11 +44,12 @@ def _claim() -> ImportJob | None:
 
 
 def run_queued() -> int:
-    """One worker pass: run the oldest waiting job, if any."""
+    """One worker pass: run the oldest waiting job for at most ``CMS_IMPORT_WORKER_SLICE_SECONDS``; an unfinished
+    job goes back to the queue at its cursor, so scheduled publishing (and other jobs) are not held up by it."""
     job = _claim()
     if job is None:
         return 0
-    run_job(job)
+    run_job(job, deadline=time.monotonic() + settings.CMS_IMPORT_WORKER_SLICE_SECONDS)
     return 1
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -63,6 +64,10 @@ MAX_LISTED = 500
 DB_LOST = (OperationalError, InterfaceError)
 
 
+class _Yield(Exception):
+    """The worker's time slice is over: the job goes back to the queue at its cursor, so other work runs too."""
+
+
 class _Careful(Exception):
     """An item failed in a batch run without savepoints: the batch is redone with one savepoint per item."""
 
@@ -94,10 +99,18 @@ def taxonomy_name(wp_name: str) -> str:
 
 
 class Runner:
-    def __init__(self, job: ImportJob, progress: Callable[[int, str], None] | None = None):
+    def __init__(
+        self,
+        job: ImportJob,
+        progress: Callable[[int, str], None] | None = None,
+        deadline: float | None = None,
+    ):
         self.job = job
         self.progress = progress
+        # time.monotonic() after which the items phase hands the job back to the queue (worker slices).
+        self.deadline = deadline
         self.careful = True
+        self.assigned_slugs: set[tuple[str, str, str]] = set()
         self.system = Actor.system()
         self.options = job.options
         self.site: str = self.options["site"]
@@ -235,6 +248,12 @@ class Runner:
                     site=self.site, kind="attachment"
                 ).values_list("source_id", "payload")
             }
+            # Attachments of the current batch are not written yet.
+            self.attachment_urls.update(
+                (key[1], record.payload.get("url") or "")
+                for key, record in self.pending.items()
+                if key[0] == "attachment"
+            )
         return self.attachment_urls.get(str(attachment_id)) or None
 
     def _media_id(self, attachment_id: Any) -> str | None:
@@ -275,6 +294,8 @@ class Runner:
                 # The token was needed to resume; a completed import keeps no credentials.
                 analysis.source_input = {k: v for k, v in analysis.source_input.items() if k != "accessToken"}
                 analysis.save(update_fields=["source_input", "updated_at"])
+        except _Yield:
+            self.save(state=JobState.QUEUED)
         except DB_LOST as error:
             self._stop(JobState.PAUSED, "DATABASE_UNAVAILABLE", f"The database connection was lost: {error}")
         except StorageQuotaExceeded as error:
@@ -472,6 +493,8 @@ class Runner:
                 if len(batch) >= batch_size:
                     self._commit(batch, position, loose_terms)
                     batch, loose_terms = [], []
+                    if self.deadline is not None and time.monotonic() >= self.deadline:
+                        raise _Yield()
             elif isinstance(record, Author):
                 self.authors.setdefault(record.login, record)
             elif isinstance(record, Term) and position > self.job.cursor:
@@ -513,16 +536,22 @@ class Runner:
         ):
             self.known[(record.kind, record.source_id)] = record
         self._prefetch_slugs(batch)
-        records = {
-            key: value for key, value in self.known.items() if key[1] in set(ids) and value is not None
-        }
+        wanted = set(ids)
+        records = {key: value for key, value in self.known.items() if key[1] in wanted and value is not None}
+        # New plain entries are created together; the rest one by one, in document order.
+        simple = [item for item in batch if self._simple(item, records)] if not careful else []
+        if simple:
+            self._bulk(simple)
+        chosen = {id(item) for item in simple}
         for item in batch:
-            self._item(item, records)
+            if id(item) not in chosen:
+                self._item(item, records)
 
     def _prefetch_slugs(self, batch: list[ImportItem]) -> None:
         """Which of the batch's slugs are taken, in one query, so most items need no slug query of their own."""
         wanted = {slugify(unquote(item.slug)) or slugify(item.title) for item in batch} - {""}
         collections = [collection.pk for collection in self.collections.values()]
+        self.assigned_slugs = set()
         self.taken_slugs = set(
             Entry.objects.filter(
                 collection_id__in=collections, slug__in=wanted, deleted_at__isnull=True
@@ -809,7 +838,8 @@ class Runner:
             payload["sectionRefs"] = True
         try:
             with transaction.atomic():
-                if entry is None:
+                fresh = entry is None
+                if fresh:
                     entry = self._create(item, collection, data, credits, author)
                     stats["created"] += 1
                 elif entry.deleted_at is not None:
@@ -826,7 +856,7 @@ class Runner:
                         status=Status.PUBLISHED if republish else None,
                     )
                     stats["updated"] += 1
-                self._assign_terms(item, entry, collection)
+                self._assign_terms(item, entry, collection, fresh=fresh)
         except CmsError as error:
             self._failed_fast()
             entry_id = self._fail(item, _reason(error), collection)
@@ -931,14 +961,18 @@ class Runner:
         if not base:
             return None
         locale = locale or settings.CMS_DEFAULT_LOCALE
-        key = (collection.pk, locale, base)
         taken = getattr(self, "taken_slugs", None)
-        if taken is not None and key not in taken:
+        # Slugs given to this batch's entries that are not written yet (they are created together).
+        assigned = self.assigned_slugs
+        if taken is not None and (collection.pk, locale, base) not in taken | assigned:
             free = base
         else:
             free = content_services.free_slug(collection.pk, locale, base)
-        if taken is not None:
-            taken.add((collection.pk, locale, free))
+            number = 2
+            while (collection.pk, locale, free) in assigned:
+                free = content_services.free_slug(collection.pk, locale, f"{base}-{number}")
+                number += 1
+        assigned.add((collection.pk, locale, free))
         if free != base:
             self.warn(
                 "SLUG_RENAMED",
@@ -948,9 +982,9 @@ class Runner:
             )
         return free
 
-    def _assign_terms(self, item: ImportItem, entry: Entry, collection: Collection) -> None:
+    def _terms_for(self, item: ImportItem, collection: Collection) -> dict[Taxonomy, list[str]]:
         if not self.options.get("includeTaxonomies", True):
-            return
+            return {}
         wanted: dict[str, list[str]] = {}
         for ref in item.terms:
             if not is_content_taxonomy(ref.taxonomy):
@@ -959,8 +993,78 @@ class Runner:
             ids = wanted.setdefault(ref.taxonomy, [])
             if term_id not in ids:
                 ids.append(term_id)
-        by_taxonomy = {self._taxonomy(wp_name, collection): term_ids for wp_name, term_ids in wanted.items()}
-        taxonomy_services.entry_terms_set_many(actor=self.system, entry=entry, terms=by_taxonomy)
+        return {self._taxonomy(wp_name, collection): term_ids for wp_name, term_ids in wanted.items()}
+
+    def _assign_terms(self, item: ImportItem, entry: Entry, collection: Collection, *, fresh: bool) -> None:
+        terms = self._terms_for(item, collection)
+        taxonomy_services.entry_terms_set_many(actor=self.system, entry=entry, terms=terms, fresh=fresh)
+
+    # --- many new entries at once -----------------------------------------------------------------------------------
+
+    def _simple(self, item: ImportItem, records: dict) -> bool:
+        """A new entry with nothing that needs its own steps (scheduling, trash, translations, a failed conversion)."""
+        if item.post_type not in self.collections or ("entry", str(item.source_id)) in records:
+            return False
+        if item.content is None or item.language is not None:
+            return False
+        if item.status == "future":
+            return item.date is not None and item.date <= now()
+        return item.status in ("publish", "draft", "pending", "private") and bool(
+            slugify(unquote(item.slug)) or slugify(item.title)
+        )
+
+    def _bulk(self, items: list[ImportItem]) -> None:
+        groups: dict[str, list[tuple[ImportItem, dict[str, Any], dict[str, Any], str]]] = {}
+        moment = now()
+        for item in items:
+            collection = self.collections[item.post_type]
+            data, pending = self._data(item, item.post_type)
+            credits, author = self._credits(item)
+            published = item.status in ("publish", "future")
+            date = min(item.date, moment) if item.date else None
+            row = {
+                "data": data,
+                "slug": self._slug(item, collection, None),
+                "status": Status.PUBLISHED if published else Status.DRAFT,
+                "bylines": credits,
+                "author": author or self.owner,
+                "published_at": date if published else None,
+                "created_at": date,
+                "meta": self._meta(item),
+            }
+            payload: dict[str, Any] = {}
+            if item.featured_image is not None and "featured_image" in self.fields[item.post_type]:
+                payload["featuredImage"] = item.featured_image
+                if "featured_image" not in data:
+                    payload["featuredPending"] = True
+            if pending:
+                payload["sectionRefs"] = True
+            groups.setdefault(item.post_type, []).append((item, row, payload, _checksum(item)))
+        for post_type, group in groups.items():
+            collection = self.collections[post_type]
+            try:
+                self._bulk_write(collection, group)
+            except CmsError:
+                # Something in the batch is refused: redo it one by one, so that item alone fails.
+                self._failed_fast()
+                raise
+
+    def _bulk_write(self, collection: Collection, group: list) -> None:
+        entries = content_services.entry_create_many(
+            actor=self.system, collection=collection, rows=[row for _, row, _, _ in group]
+        )
+        taxonomy_services.entry_terms_add_many(
+            actor=self.system,
+            assignments=[
+                (entry, self._terms_for(item, collection))
+                for (item, _, _, _), entry in zip(group, entries, strict=True)
+            ],
+        )
+        stats = self.per_collection.setdefault(collection.slug, Counter())
+        for (item, _, payload, checksum), entry in zip(group, entries, strict=True):
+            stats["created"] += 1
+            self.counters["entries"] += 1
+            self._record_entry(item, entry.pk, collection, checksum, payload)
 
     def _fail(self, item: ImportItem, reason: str, collection: Collection | None) -> str | None:
         """SPEC §7: the item is kept as a draft holding its original content in ``_importError``; the import goes on."""
@@ -1173,5 +1277,7 @@ def _reason(error: CmsError) -> str:
     return error.message
 
 
-def run_job(job: ImportJob, progress: Callable[[int, str], None] | None = None) -> ImportJob:
-    return Runner(job, progress=progress).run()
+def run_job(
+    job: ImportJob, progress: Callable[[int, str], None] | None = None, deadline: float | None = None
+) -> ImportJob:
+    return Runner(job, progress=progress, deadline=deadline).run()

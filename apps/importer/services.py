@@ -676,3 +676,32 @@ def import_probe(*, actor: Actor, url: str) -> dict[str, Any]:
             "message": (best["details"].get("message") if best else None) or SUGGESTIONS[action],
         },
     }
+
+
+# --- housekeeping ---------------------------------------------------------------------------------------------------
+
+
+def analyses_prune(*, older_than_days: int) -> dict[str, int]:
+    """Delete stored exports (and their analyses) older than the given age that no unfinished job still needs, and
+    files in the import directory that no analysis names. Finished jobs keep their summary."""
+    from datetime import timedelta
+
+    from apps.core.timefmt import now
+
+    cutoff = now() - timedelta(days=older_than_days)
+    unfinished = ImportJob.objects.exclude(state=JobState.COMPLETED).exclude(state=JobState.FAILED)
+    busy = set(unfinished.exclude(analysis=None).values_list("analysis_id", flat=True))
+    stale = ImportAnalysis.objects.filter(created_at__lt=cutoff).exclude(pk__in=busy)
+    removed = 0
+    for analysis in stale:
+        if analysis.file:
+            (import_dir() / analysis.file).unlink(missing_ok=True)
+        removed += 1
+    stale.delete()
+    named = set(ImportAnalysis.objects.exclude(file="").values_list("file", flat=True))
+    orphans = 0
+    for path in import_dir().iterdir():
+        if path.is_file() and path.name not in named and path.stat().st_mtime < cutoff.timestamp():
+            path.unlink(missing_ok=True)
+            orphans += 1
+    return {"analyses": removed, "orphanFiles": orphans}

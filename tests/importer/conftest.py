@@ -32,6 +32,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.requests.append(self.path)
         self.server.authorizations[self.path.split("?")[0]] = self.headers.get("Authorization")
         route = self.server.routes.get(self.path) or self.server.routes.get(self.path.split("?")[0])
+        route = route or self.server.fallback
         if route is None:
             status, body, headers = 404, b"not found", {}
         else:
@@ -65,6 +66,7 @@ def web(settings):
     settings.CMS_SAFEHTTP_ALLOW_HOSTS = ["127.0.0.1"]
     server = LocalServer(("127.0.0.1", 0), _Handler)
     server.routes = {}
+    server.fallback = None
     server.requests = []
     server.authorizations = {}
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)

@@ -74,7 +74,7 @@ def test_import_wxr_resumes_a_paused_job(admin_api, settings, monkeypatch):
     from apps.content import services as content_services
 
     settings.CMS_IMPORT_BATCH_SIZE = 1
-    create = content_services.entry_create
+    create = content_services.validate_data
     state = {"calls": 0}
 
     def flaky(**kwargs):
@@ -83,7 +83,7 @@ def test_import_wxr_resumes_a_paused_job(admin_api, settings, monkeypatch):
             raise OperationalError("connection lost")
         return create(**kwargs)
 
-    monkeypatch.setattr(content_services, "entry_create", flaky)
+    monkeypatch.setattr(content_services, "validate_data", flaky)
     analysis = analyze(
         admin_api, content=wxr(post(1, slug="one") + post(2, slug="two") + post(3, slug="three"))
     )
@@ -233,3 +233,78 @@ def test_a_running_job_cannot_be_resumed(transactional_db, admin_api, settings):
         response.json()["error"]["message"]
         == "The job is running; it can be resumed once it pauses or fails."
     )
+
+
+def test_import_cleanup_removes_old_uploads_that_no_unfinished_job_needs(admin_api, import_dir):
+    from datetime import timedelta
+
+    from apps.core.timefmt import now
+    from apps.importer.models import ImportAnalysis
+
+    done = analyze(admin_api, content=wxr(post(1, slug="one")))
+    waiting = analyze(admin_api, content=wxr(post(2, slug="two")))
+    fresh = analyze(admin_api, content=wxr(post(3, slug="three")))
+    job = ImportJob.objects.create(analysis_id=waiting["analysisId"], options={"site": "x"}, state="paused")
+    ImportAnalysis.objects.exclude(pk=fresh["analysisId"]).update(created_at=now() - timedelta(days=10))
+
+    out = StringIO()
+    call_command("import_cleanup", "--days", "7", stdout=out)
+
+    assert out.getvalue() == "Removed 1 stored export(s) and 0 orphaned file(s).\n"
+    assert sorted(path.name for path in import_dir.iterdir()) == sorted(
+        [f"{waiting['analysisId']}.xml", f"{fresh['analysisId']}.xml"]
+    )
+    assert not ImportAnalysis.objects.filter(pk=done["analysisId"]).exists()
+    assert ImportJob.objects.get(pk=job.pk).analysis_id == waiting["analysisId"]
+
+
+def test_the_worker_runs_a_job_in_slices(transactional_db, admin_api, settings):
+    settings.CMS_IMPORT_SYNC_MAX_BYTES = 10
+    settings.CMS_IMPORT_BATCH_SIZE = 10
+    settings.CMS_IMPORT_WORKER_SLICE_SECONDS = 0
+    analysis = analyze(admin_api, content=wxr("".join(post(n, slug=f"post-{n}") for n in range(1, 26))))
+    job_id = admin_api.post(EXECUTE, {"analysisId": analysis["analysisId"]}, format="json").json()["data"][
+        "id"
+    ]
+
+    seen = []
+    for _ in range(3):
+        call_command("worker", "--once", stdout=StringIO())
+        job = admin_api.get(job_url(job_id)).json()["data"]
+        seen.append((job["state"], job["progress"]["current"]))
+
+    # Each pass does one batch and puts the job back in the queue; the last one finishes it.
+    assert seen == [("queued", 10), ("queued", 20), ("completed", 25)]
+    assert job["summary"]["imported"] == {"posts": {"created": 25}}
+    assert len(all_entries(admin_api, "posts")) == 25
+
+
+def test_import_wxr_with_media(admin_api, web, tmp_path):
+    from tests.factories import png_bytes
+
+    web.routes["/uploads/photo.png"] = (200, png_bytes(), {"Content-Type": "image/png"})
+    url = f"{web.base}/uploads/photo.png"
+    items = (
+        f"<item><title>Photo</title><wp:post_id>9</wp:post_id><wp:post_type>attachment</wp:post_type>"
+        f"<wp:status>inherit</wp:status><wp:attachment_url>{url}</wp:attachment_url></item>"
+        + post(
+            1,
+            slug="with-photo",
+            content=f'<!-- wp:image --><figure class="wp-block-image"><img src="{url}" alt=""/></figure>'
+            "<!-- /wp:image -->",
+            extra="<wp:postmeta><wp:meta_key>_thumbnail_id</wp:meta_key><wp:meta_value>9</wp:meta_value>"
+            "</wp:postmeta>",
+        )
+    )
+    path = tmp_path / "export.xml"
+    path.write_bytes(wxr(items))
+
+    output = run(str(path), "--media")
+
+    assert "Media: 1 imported, 0 failed\n" in output
+    entry = all_entries(admin_api, "posts")[0]
+    from apps.media.models import MediaItem
+
+    media = MediaItem.objects.get()
+    assert entry["data"]["featured_image"]["id"] == media.pk
+    assert entry["data"]["content"][0]["url"].endswith(f"/_cms/api/media/file/{media.storage_key}")

@@ -364,7 +364,7 @@ def test_prepare_adds_missing_fields_to_an_existing_collection(admin_api):
 
 def test_a_lost_database_connection_pauses_the_job_and_resume_finishes_it(admin_api, monkeypatch, settings):
     settings.CMS_IMPORT_BATCH_SIZE = 2
-    create = content_services.entry_create
+    create = content_services.validate_data
     calls = {"count": 0}
 
     def flaky(**kwargs):
@@ -373,7 +373,7 @@ def test_a_lost_database_connection_pauses_the_job_and_resume_finishes_it(admin_
             raise OperationalError("server closed the connection unexpectedly")
         return create(**kwargs)
 
-    monkeypatch.setattr(content_services, "entry_create", flaky)
+    monkeypatch.setattr(content_services, "validate_data", flaky)
     content = wxr(
         "".join(post(number, title=f"Post {number}", slug=f"post-{number}") for number in range(1, 6))
     )
@@ -511,3 +511,63 @@ def test_items_the_collection_refuses_are_listed_and_the_others_imported(admin_a
         }
     ]
     assert [item["slug"] for item in all_entries(admin_api, "posts")] == ["short"]
+
+
+def test_excerpts_are_kept_as_written(admin_api):
+    run_import(admin_api, THEME_UNIT_TEST)
+    entry = next(
+        item for item in all_entries(admin_api, "posts") if item["slug"] == "template-excerpt-defined"
+    )
+    assert entry["data"]["excerpt"] == (
+        "This is a user-defined post excerpt. It <em>should</em> be displayed in place of the post content in "
+        "archive-index pages. It can be longer than the automatically generated excerpts, and can have "
+        "<strong>HTML</strong> tags."
+    )
+
+
+def test_polylang_language_terms_become_locales_and_translation_groups(admin_api, settings):
+    settings.CMS_LOCALES = ["en", "fr"]
+
+    def terms(code):
+        return (
+            f'<category domain="language" nicename="{code}"><![CDATA[{code}]]></category>'
+            '<category domain="post_translations" nicename="pll_5f1"><![CDATA[pll_5f1]]></category>'
+        )
+
+    items = post(1, title="Hello", slug="hello", extra=terms("en")) + post(
+        2, title="Bonjour", slug="bonjour", extra=terms("fr")
+    )
+    job = run_import(admin_api, content=wxr(items))
+
+    english = Entry.objects.get(slug="hello")
+    french = Entry.objects.get(slug="bonjour")
+    assert (english.locale, french.locale) == ("en", "fr")
+    assert french.translation_group == english.translation_group
+    # Language bookkeeping does not become a taxonomy.
+    assert job["summary"]["kinds"].get("taxonomies") is None
+
+
+def test_an_unknown_language_imports_in_the_default_locale_with_a_warning(admin_api):
+    extra = '<category domain="language" nicename="de"><![CDATA[de]]></category>'
+    job = run_import(admin_api, content=wxr(post(1, title="Hallo", slug="hallo", extra=extra)))
+
+    assert Entry.objects.get(slug="hallo").locale == "en"
+    assert job["summary"]["warnings"] == [
+        {
+            "code": "UNKNOWN_LOCALE",
+            "message": "Item 1 is in 'de', which is not a configured locale; imported in 'en'.",
+            "sourceId": 1,
+        }
+    ]
+
+
+def test_imported_posts_are_searchable(admin_api):
+    content = "<!-- wp:paragraph --><p>A rare word: zanzibarquux.</p><!-- /wp:paragraph -->"
+    run_import(admin_api, content=wxr(post(1, title="Findable", slug="findable", content=content) + post(2)))
+
+    response = admin_api.get("/_cms/api/search?q=zanzibarquux")
+
+    assert response.status_code == 200
+    assert [(item["collection"], item["slug"]) for item in response.json()["results"]] == [
+        ("posts", "findable")
+    ]

@@ -313,3 +313,47 @@ def test_rewrite_urls_needs_a_map(admin_api):
     response = admin_api.post(REWRITE, {"urlMap": {}}, format="json")
     assert response.status_code == 400
     assert response.json()["error"]["details"] == {"urlMap": "This dictionary may not be empty."}
+
+
+def test_theme_unit_test_with_media_and_url_rewriting(admin_api, web, settings):
+    """The whole flow of the issue's "done when": the Theme Unit Test with its attachments served locally."""
+    old_host = "https://wpthemetestdata.files.wordpress.com"
+    export = THEME_UNIT_TEST.read_bytes().replace(old_host.encode(), web.base.encode())
+
+    def image(handler):
+        # A distinct small image per path, so every attachment is its own media item.
+        seed = sum(handler.path.encode()) % 200
+        return 200, png_bytes((seed, 255 - seed, 90), (8, 6)), {"Content-Type": "image/png"}
+
+    web.fallback = image
+
+    job = run_import(admin_api, content=export, options={"includeMedia": True})
+
+    assert job["state"] == "completed"
+    assert job["summary"]["imported"] == {"pages": {"created": 21}, "posts": {"created": 58}}
+    media = job["summary"]["media"]
+    assert (media["imported"], media["failed"]) == (37, [])
+    assert media["urlsRewritten"] > 0
+    assert MediaItem.objects.count() == len({item.content_hash for item in MediaItem.objects.all()})
+    posts = all_entries(admin_api, "posts")
+    featured = [post["data"]["featured_image"] for post in posts if "featured_image" in post["data"]]
+    assert featured
+    media_ids = set(MediaItem.objects.values_list("pk", flat=True))
+    assert all(image["id"] in media_ids for image in featured)
+    # No imported attachment is referenced by its old address any more, whatever its size suffix.
+    attachments = {
+        url.rsplit("/", 1)[-1].rsplit(".", 1)[0] for url in (item["url"] for item in job_media_urls(export))
+    }
+    leftovers = [
+        text
+        for post in posts
+        for text in orjson.dumps(post["data"]).decode().split('"')
+        if text.startswith(web.base) and any(f"/{name}" in text for name in attachments)
+    ]
+    assert leftovers == []
+
+
+def job_media_urls(export: bytes) -> list[dict]:
+    import re
+
+    return [{"url": url.decode()} for url in re.findall(rb"<wp:attachment_url>([^<]+)", export)]
