@@ -39,7 +39,8 @@ $(TS_CHECK): tests/typescript/package.json tests/typescript/package-lock.json
 test: $(VENV)/.dev-installed $(TS_CHECK)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m bandit --quiet --recursive apps --severity-level medium
+	@# B608 (SQL built from strings) is reviewed line by line through ruff's S608 instead: each such line carries a noqa.
+	$(PY) -m bandit --quiet --recursive apps --severity-level medium --skip B608
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
 	VENV=$(VENV) bash scripts/run-tests.sh $(PYTEST_ARGS)
 
