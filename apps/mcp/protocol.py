@@ -41,7 +41,7 @@ from pydantic import ValidationError as PydanticValidationError
 from apps.accounts.models import Role
 from apps.accounts.permissions import Actor
 from apps.core.api.exceptions import to_cms_error
-from apps.core.api.parsers import nul_path
+from apps.core.api.parsers import json_problem
 from apps.core.errors import CmsError, Forbidden, ServiceUnavailable, Unauthorized, ValidationError
 from apps.mcp import registry
 
@@ -298,22 +298,6 @@ def _plugin_arguments(tool: registry.Tool, arguments: dict[str, Any]) -> dict[st
 
 # Real arguments nest a few levels (Portable Text inside a field inside data); far deeper nesting only exhausts the
 # interpreter's recursion in validation and copying, which would otherwise surface as an internal error.
-MAX_ARGUMENT_DEPTH = 64
-
-
-def too_deep(value: Any, limit: int = MAX_ARGUMENT_DEPTH) -> str | None:
-    """The dotted path where ``value`` nests deeper than ``limit`` objects and arrays, or None (no recursion)."""
-    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
-    while stack:
-        node, path, depth = stack.pop()
-        if isinstance(node, (dict, list)):
-            if depth >= limit:
-                return path or "arguments"
-            items = node.items() if isinstance(node, dict) else enumerate(node)
-            stack.extend((item, f"{path}.{key}" if path else str(key), depth + 1) for key, item in items)
-    return None
-
-
 def tool_error(exc: CmsError) -> dict[str, Any]:
     text = f"[{exc.code}] {exc.message}"
     details = exc.details if isinstance(exc.details, Mapping) else {}
@@ -346,11 +330,9 @@ def call_tool(actor: Actor, name: str, arguments: dict[str, Any], version: str) 
     if not actor.has_role(tool.min_role):
         raise insufficient_role(tool.min_role)
     try:
-        if (path := too_deep(arguments)) is not None:
-            raise ValidationError(details={path: f"Nested more than {MAX_ARGUMENT_DEPTH} levels deep."})
-        # As REST's parser does: PostgreSQL cannot store NUL, so both databases refuse it alike.
-        if (path := nul_path(arguments)) is not None:
-            raise ValidationError(details={path: "Text may not contain the NUL character (\\u0000)."})
+        # The same checks as REST's parser: no NUL text (PostgreSQL cannot store it), no absurd nesting.
+        if (problem := json_problem(arguments, root="arguments")) is not None:
+            raise ValidationError(details={problem[0]: problem[1]})
         if tool.input_model is not None:
             try:
                 args = tool.input_model.model_validate(arguments)

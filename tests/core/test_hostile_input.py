@@ -27,6 +27,14 @@ def test_deeply_nested_json_is_refused_without_a_crash(admin_api, posts_collecti
     assert admin_api.get(POSTS).json()["data"]["items"] == []
 
 
+def test_nesting_deeper_than_any_document_is_refused_naming_where(admin_api, posts_collection):
+    body = '{"data": {"title": "x", "body": ' + "[" * 600 + "]" * 600 + "}}"
+    response = admin_api.generic("POST", POSTS, body, content_type="application/json")
+    assert response.status_code == 400
+    details = error(response)["error"]["details"]
+    assert details == {"data.body" + ".0" * 62: "Nested more than 64 levels deep."}
+
+
 def test_invalid_utf8_body_is_refused(admin_api, posts_collection):
     response = admin_api.generic(
         "POST", POSTS, b'{"data": {"title": "\xff\xfe"}}', content_type="application/json"

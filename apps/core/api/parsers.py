@@ -4,8 +4,9 @@ The standard decoder recurses once per nesting level, so a body of a hundred tho
 500); orjson stops at depth 1024 with a decode error. It also refuses invalid UTF-8 and lone surrogates, which no
 database can store, and it is several times faster on large Portable Text bodies.
 
-Text containing NUL is refused here too, naming where it is: PostgreSQL cannot store it in text or JSON columns, and
-a CMS that accepted it on SQLite but failed on PostgreSQL would make the two databases behave differently.
+Text containing NUL, and nesting deeper than any document we define (``MAX_DEPTH``), are refused here too, naming
+where they are: PostgreSQL cannot store NUL in text or JSON columns (and the two databases must answer alike), and
+nesting of a few hundred levels made recursive validators downstream fail with a 500.
 """
 
 from __future__ import annotations
@@ -18,24 +19,29 @@ from rest_framework.parsers import BaseParser
 
 from apps.core.errors import ValidationError
 
+# Deep enough for any document the API defines (Portable Text, nested menus); shallow enough that no recursive
+# validator or serialiser downstream can hit Python's recursion limit.
+MAX_DEPTH = 64
+NUL_MESSAGE = "Text may not contain the NUL character (\\u0000)."
 
-def nul_path(value, path: str = "") -> str | None:
-    """The dotted path of the first string (or object key) holding U+0000, or None."""
-    if isinstance(value, str):
-        return (path or "body") if "\x00" in value else None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            inner = f"{path}.{key}" if path else str(key)
-            if "\x00" in key:
-                return inner
-            found = nul_path(item, inner)
-            if found:
-                return found
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found = nul_path(item, f"{path}.{index}" if path else str(index))
-            if found:
-                return found
+
+def json_problem(value, *, root: str = "body") -> tuple[str, str] | None:
+    """``(dotted path, message)`` of the first string or key holding U+0000 or the first container nested deeper
+    than ``MAX_DEPTH``, else None. Iterative, so the check itself cannot overflow the stack."""
+    stack = [(value, "", 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        if isinstance(node, str):
+            if "\x00" in node:
+                return path or root, NUL_MESSAGE
+        elif isinstance(node, (dict, list)):
+            if depth >= MAX_DEPTH:
+                return path or root, f"Nested more than {MAX_DEPTH} levels deep."
+            for key, item in node.items() if isinstance(node, dict) else enumerate(node):
+                inner = f"{path}.{key}" if path else str(key)
+                if isinstance(key, str) and "\x00" in key:
+                    return inner, NUL_MESSAGE
+                stack.append((item, inner, depth + 1))
     return None
 
 
@@ -45,9 +51,9 @@ def loads_checked(raw: bytes | str):
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise ParseError(f"JSON parse error - {exc}") from None
-    path = nul_path(data)
-    if path is not None:
-        raise ValidationError(details={path: "Text may not contain the NUL character (\\u0000)."})
+    problem = json_problem(data)
+    if problem is not None:
+        raise ValidationError(details={problem[0]: problem[1]})
     return data
 
 
