@@ -357,3 +357,14 @@ def job_media_urls(export: bytes) -> list[dict]:
     import re
 
     return [{"url": url.decode()} for url in re.findall(rb"<wp:attachment_url>([^<]+)", export)]
+
+
+def test_an_attachment_id_no_post_can_have_is_refused(admin_api):
+    response = admin_api.post(
+        MEDIA, {"attachments": [{"id": 2**64, "url": "https://example.com/a.png"}]}, format="json"
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == {
+        "attachments.0.id": "Ensure this value is less than or equal to 9223372036854775807."
+    }
+    assert MediaItem.objects.count() == 0

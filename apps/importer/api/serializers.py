@@ -108,7 +108,10 @@ class ExecuteUploadIn(serializers.Serializer):
 
 
 class ImportAttachmentIn(serializers.Serializer):
-    id = serializers.IntegerField(help_text="The attachment's post id in the export.")
+    # WordPress post ids are unsigned 64-bit at most; a larger number is no post id (and JSON cannot echo it back).
+    id = serializers.IntegerField(
+        min_value=0, max_value=2**63 - 1, help_text="The attachment's post id in the export."
+    )
     url = serializers.URLField(max_length=2000)
 
 

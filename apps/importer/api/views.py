@@ -78,6 +78,7 @@ class ImportViewSet(CmsViewSet):
         "import.run",
         body=PrepareIn,
         response=PrepareOut,
+        errors=(404,),
         summary="Create the collections and fields an import needs",
     )
     def prepare(self, request):
