@@ -469,6 +469,8 @@ CMS_IMPORT_LEASE_SECONDS = env_int("CMS_IMPORT_LEASE_SECONDS", 120)
 CMS_IMPORT_BATCH_SIZE = env_int("CMS_IMPORT_BATCH_SIZE", 100)
 # Seconds a media download may wait for the next bytes before it is retried (SPEC §7: retried with backoff).
 CMS_IMPORT_FETCH_TIMEOUT = env_int("CMS_IMPORT_FETCH_TIMEOUT", 20)
+# The media endpoint starts no download after this many seconds of its request (below gunicorn's worker timeout).
+CMS_IMPORT_MEDIA_REQUEST_SECONDS = env_int("CMS_IMPORT_MEDIA_REQUEST_SECONDS", 30)
 # How long URL probing waits for the sources' probes (they run in parallel).
 CMS_IMPORT_PROBE_TIMEOUT = env_int("CMS_IMPORT_PROBE_TIMEOUT", 15)
 CMS_IMPORT_MAX_BYTES = env_int("CMS_IMPORT_MAX_BYTES", 2 * 1024 * 1024 * 1024)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 import tempfile
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any
@@ -417,10 +418,14 @@ def media_import(
     attachments: list[dict[str, Any]],
     site: str | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    deadline: float | None = None,
 ) -> dict[str, Any]:
     """Download each attachment through the safe HTTP client and store it through the media service (identical
     bytes are stored once, rule 7). A failed download is listed for manual handling and the others go on; a full
     media quota stops the import (StorageQuotaExceeded). Featured images waiting for these attachments are linked.
+
+    With a ``deadline`` (a ``time.monotonic()`` value) no new download starts after it; the attachments not reached
+    are answered as ``remaining`` for the caller to send again (at least one is always done, so each call advances).
 
     Each file is stored in its own transaction, outermost, as the media service asks: a failure later never leaves
     an unreferenced file behind."""
@@ -430,7 +435,11 @@ def media_import(
     failed: list[dict[str, Any]] = []
     url_map: dict[str, str] = {}
     total = len(attachments)
+    remaining: list[dict[str, Any]] = []
     for position, attachment in enumerate(attachments, start=1):
+        if deadline is not None and position > 1 and time.monotonic() > deadline:
+            remaining = attachments[position - 1 :]
+            break
         source_id, url = attachment["id"], attachment["url"]
         where = site if site is not None else _site_of_attachment(source_id)
         filename = attachment_filename(url, source_id)
@@ -485,7 +494,13 @@ def media_import(
                     "status": status,
                 }
             )
-    return {"imported": len(imported), "failed": failed, "urlMap": url_map, "items": imported}
+    return {
+        "imported": len(imported),
+        "failed": failed,
+        "urlMap": url_map,
+        "items": imported,
+        "remaining": [{"id": item["id"], "url": item["url"]} for item in remaining],
+    }
 
 
 def write_imported_entry(entry: Entry, data: dict[str, Any]) -> None:

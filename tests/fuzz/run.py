@@ -54,6 +54,8 @@ def main() -> int:
         "CMS_BASE_URL": f"http://127.0.0.1:{port}",
         "CMS_RATE_LIMIT_API": "100000000/m",
         "CMS_RATE_LIMIT_AUTH": "100000000/m",
+        # The media import fetches whatever URLs it is given; the fuzzer's are unreachable, so fail them fast.
+        "CMS_IMPORT_FETCH_TIMEOUT": "2",
         "PORT": str(port),
         "HOST": "127.0.0.1",
         "WEB_CONCURRENCY": "2",
@@ -105,6 +107,9 @@ def main() -> int:
             "examples,coverage,fuzzing",
             "--workers",
             "2",
+            # A media import of many unreachable attachment URLs legitimately takes a while.
+            "--request-timeout",
+            "120",
             "--exclude-path-regex",
             EXCLUDED,
         ]

@@ -131,6 +131,7 @@ def test_media_endpoint_answers_the_result(admin_api, site):
                 f"{site.base}/wp-content/uploads/red.png": url,
                 f"{site.base}/wp-content/uploads/copy-of-red.png": url,
             },
+            "remaining": [],
         },
     }
 
@@ -361,10 +362,33 @@ def job_media_urls(export: bytes) -> list[dict]:
 
 def test_an_attachment_id_no_post_can_have_is_refused(admin_api):
     response = admin_api.post(
-        MEDIA, {"attachments": [{"id": 2**64, "url": "https://example.com/a.png"}]}, format="json"
+        MEDIA, {"attachments": [{"id": 2**63, "url": "https://example.com/a.png"}]}, format="json"
     )
     assert response.status_code == 400
     assert response.json()["error"]["details"] == {
         "attachments.0.id": "Ensure this value is less than or equal to 9223372036854775807."
     }
     assert MediaItem.objects.count() == 0
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_media_endpoint_stops_starting_downloads_when_its_time_is_up(admin_api, site, settings, stream):
+    """With no time budget left, one attachment is still done (each call advances) and the rest come back as
+    `remaining`, to be sent again."""
+    settings.CMS_IMPORT_MEDIA_REQUEST_SECONDS = 0
+    red, blue = f"{site.base}/wp-content/uploads/red.png", f"{site.base}/wp-content/uploads/blue.png"
+    body = {"attachments": [{"id": 1, "url": red}, {"id": 2, "url": blue}], "stream": stream}
+    response = admin_api.post(MEDIA, body, format="json")
+    assert response.status_code == 200
+    if stream:
+        result = orjson.loads(b"".join(response.streaming_content).splitlines()[-1])
+    else:
+        result = response.json()["data"]
+    assert (result["imported"], list(result["urlMap"]), result["remaining"]) == (
+        1,
+        [red],
+        [{"id": 2, "url": blue}],
+    )
+    again = admin_api.post(MEDIA, {"attachments": result["remaining"]}, format="json").json()["data"]
+    assert (again["imported"], list(again["urlMap"]), again["remaining"]) == (1, [blue], [])
+    assert MediaItem.objects.count() == 2

@@ -326,6 +326,10 @@ class MediaResultOut(serializers.Serializer):
     urlMap = serializers.DictField(
         child=serializers.CharField(), help_text="Old URL → URL of the stored file."
     )
+    remaining = ImportAttachmentIn(
+        many=True,
+        help_text="Attachments not reached within the request's time budget; send them again.",
+    )
 
 
 class RewriteOut(serializers.Serializer):

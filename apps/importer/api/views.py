@@ -6,12 +6,16 @@ taxonomies, menus, sections, bylines and media, and fetches addresses the caller
 
 from __future__ import annotations
 
+import time
+
 import orjson
+from django.conf import settings
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 
 from apps.accounts.permissions import actor_from_request
+from apps.core.api.parsers import JSONParser
 from apps.core.api.views import CmsViewSet, endpoint, ok, validated
 from apps.core.errors import CmsError, ValidationError
 from apps.importer import jobs, selectors, services
@@ -140,14 +144,21 @@ class ImportViewSet(CmsViewSet):
     def media(self, request):
         """Each attachment is downloaded through the safe HTTP client and stored once per content (xxHash64);
         failures are listed for manual handling. With ``stream: true`` the answer is NDJSON: ``{type: "progress",
-        current, total, filename, status}`` lines, then ``{type: "result", imported, failed, urlMap}`` (or
-        ``{type: "error", code, message, details}`` when the media quota stops it)."""
+        current, total, filename, status}`` lines, then ``{type: "result", imported, failed, urlMap, remaining}`` (or
+        ``{type: "error", code, message, details}`` when the media quota stops it). No download starts after
+        ``CMS_IMPORT_MEDIA_REQUEST_SECONDS`` (30); the attachments not reached are listed in ``remaining``."""
         actor = actor_from_request(request)
         attachments = [dict(item) for item in self.body["attachments"]]
+        # Downloads stop starting once the request has used its time budget, well before the server's worker
+        # timeout would kill it; what was not reached comes back as `remaining`, to be sent again.
+        deadline = time.monotonic() + settings.CMS_IMPORT_MEDIA_REQUEST_SECONDS
         if not self.body["stream"]:
-            result = services.media_import(actor=actor, attachments=attachments)
-            return ok({"type": "result", **{key: result[key] for key in ("imported", "failed", "urlMap")}})
-        return StreamingHttpResponse(_media_stream(actor, attachments), content_type="application/x-ndjson")
+            result = services.media_import(actor=actor, attachments=attachments, deadline=deadline)
+            keys = ("imported", "failed", "urlMap", "remaining")
+            return ok({"type": "result", **{key: result[key] for key in keys}})
+        return StreamingHttpResponse(
+            _media_stream(actor, attachments, deadline), content_type="application/x-ndjson"
+        )
 
     @endpoint(
         "import.run",
@@ -161,10 +172,13 @@ class ImportViewSet(CmsViewSet):
         return ok(services.rewrite_urls(actor=actor_from_request(request), url_map=dict(self.body["urlMap"])))
 
 
-def _media_stream(actor, attachments):
+def _media_stream(actor, attachments, deadline):
     """NDJSON lines, produced as the body is consumed: each attachment is downloaded when its line is due."""
-    imported, failed, url_map = 0, [], {}
+    imported, failed, url_map, remaining = 0, [], {}, []
     for position, attachment in enumerate(attachments, start=1):
+        if position > 1 and time.monotonic() > deadline:
+            remaining = [{"id": item["id"], "url": item["url"]} for item in attachments[position - 1 :]]
+            break
         try:
             result = services.media_import(actor=actor, attachments=[attachment])
         except CmsError as error:
@@ -181,7 +195,14 @@ def _media_stream(actor, attachments):
             "status": "failed" if result["failed"] else "imported",
         }
         yield orjson.dumps(line) + b"\n"
-    yield orjson.dumps({"type": "result", "imported": imported, "failed": failed, "urlMap": url_map}) + b"\n"
+    result = {
+        "type": "result",
+        "imported": imported,
+        "failed": failed,
+        "urlMap": url_map,
+        "remaining": remaining,
+    }
+    yield orjson.dumps(result) + b"\n"
 
 
 class ImportJobViewSet(CmsViewSet):
