@@ -45,7 +45,11 @@ test: $(VENV)/.dev-installed $(TS_CHECK)
 	VENV=$(VENV) bash scripts/run-tests.sh $(PYTEST_ARGS)
 
 ## Benchmarks on SQLite and PostgreSQL, as ratios to a bare WSGI app; writes docs/performance.md (needs wrk).
-bench: $(VENV)/.dev-installed
+$(VENV)/.bench-installed: $(VENV)/.dev-installed requirements/bench.txt
+	$(PIP) -r requirements/bench.txt
+	@touch $@
+
+bench: $(VENV)/.bench-installed
 	@command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk"; exit 1; }
 	$(PY) -m bench.run $(BENCH_ARGS)
 

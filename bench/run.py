@@ -374,6 +374,10 @@ def main() -> int:
     print("\n" + table(results))
     if not args.no_doc and not args.only:
         write_doc(results, args, started)
+        from bench.chart import draw
+
+        targets = {scenario.name: scenario.target for scenario in SCENARIOS}
+        draw([result.__dict__ for result in results], targets, f"make bench, {started:%Y-%m-%d %H:%M} UTC")
     return 0
 
 
