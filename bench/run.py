@@ -38,6 +38,17 @@ PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/cms_bench"
 LIST = "/_cms/api/content/bench?limit=50&orderBy="
 
 
+# How the CMS can be served; `make run` and the Docker image use `sync` (see docs/performance.md for why).
+WORKER_CLASSES = {
+    "sync": {"app": "cms_project.wsgi", "env": {"GUNICORN_WORKER_CLASS": "sync"}},
+    "gthread": {
+        "app": "cms_project.wsgi",
+        "env": {"GUNICORN_WORKER_CLASS": "gthread", "GUNICORN_THREADS": "4"},
+    },
+    "asgi": {"app": "cms_project.asgi", "env": {"GUNICORN_WORKER_CLASS": "uvicorn.workers.UvicornWorker"}},
+}
+
+
 @dataclass(frozen=True)
 class Scenario:
     name: str
@@ -231,7 +242,8 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
     ids_file = str(work / kind / "ids.txt")
     scenarios = [s for s in SCENARIOS if not args.only or s.name in args.only]
     baseline = Server("bench.hello_wsgi:app", env)
-    cms = Server("cms_project.wsgi", env)
+    worker = WORKER_CLASSES[args.worker_class]
+    cms = Server(worker["app"], {**env, **worker["env"]})
     results = {s.name: Result(s.name, kind) for s in scenarios}
     try:
         baseline.wait("/")
@@ -356,6 +368,12 @@ def main() -> int:
     parser.add_argument("--only", type=lambda text: set(text.split(",")), default=None)
     parser.add_argument("--reseed", action="store_true")
     parser.add_argument("--no-doc", action="store_true", help="Do not rewrite docs/performance.md.")
+    parser.add_argument(
+        "--worker-class",
+        choices=sorted(WORKER_CLASSES),
+        default="sync",
+        help="The CMS server's gunicorn worker class (the baseline always runs sync, as the framework floor).",
+    )
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         print("wrk is needed: apt-get install wrk", file=sys.stderr)
