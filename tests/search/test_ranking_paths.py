@@ -127,8 +127,10 @@ def test_a_full_reindex_is_a_bulk_load_that_ends_with_the_chosen_index(reader, a
     assert _current_index_kind() == "gin"
 
 
+@pytest.mark.requires_postgres
 @override_settings(CMS_SEARCH_RANK_LIMIT=5, CMS_SEARCH_RUM_LIMIT=0)
 def test_the_sample_of_a_broad_query_keeps_every_title_match(reader, articles, postgres_path):
+    """PostgreSQL adds title matches to the sample of a broad query (SQLite ranks its newest matches only)."""
     oldest = article(articles, "Otters", "A note.")
     for n in range(12):
         article(articles, f"Entry {n}", "Otters by the river.")

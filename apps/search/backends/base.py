@@ -168,11 +168,6 @@ class SearchBackend(ABC):
 
     default_rank_limit = 1000
 
-    @property
-    def title_limit(self) -> int:
-        """How many older title matches a bounded ranking adds to its sample."""
-        return max(self.rank_limit // 2, 1)
-
     @abstractmethod
     def engine(self) -> str:
         """A short description of the index in use, for stats and logs ("sqlite-fts5", "postgresql-rum" …)."""

@@ -132,6 +132,11 @@ class PostgresBackend(SearchBackend):
     vendor = "postgresql"
     default_rank_limit = 1000
 
+    @property
+    def title_limit(self) -> int:
+        """How many title matches a bounded ranking adds to its sample."""
+        return max(self.rank_limit // 2, 1)
+
     def engine(self) -> str:
         return f"postgresql-{index_kind() or 'noindex'}"
 

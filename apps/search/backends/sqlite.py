@@ -9,10 +9,11 @@ Snippets: ``highlight()`` marks the body and ``excerpt()`` keeps about 30 words 
 Ranking: ``bm25(search_fts, 5.0, 1.0)``, a title match weighing five times a body match. bm25 costs 1.5 to 3 µs a
 match, so a word found in 100,000 documents would take 0.15 s or more; instead the backend finds the
 ``rank_limit``-th newest matching document (walking the index by rowid, which is cheap) and ranks the documents from
-there on, plus up to half as many older documents whose title matches (a column-filtered FTS5 query). Below that
-many matches, that is every match: ranking is exact. Above, it is the newest matches and the title matches
-(documents are rewritten when their entry changes, so "newest" means most recently written). Ties in score are
-broken by entry id.
+there on, inside FTS5 (``ORDER BY rank`` sorts on bm25 without reading rows; only the best few rows are read). Below
+that many matches, that is every match: ranking is exact. Above, it is the newest matches (documents are rewritten
+when their entry changes, so "newest" means most recently written). Unlike PostgreSQL, older title matches are not
+added to the sample: scoring chosen rows costs FTS5 a pass over each term's whole document list per row, seconds for
+a common word. Ties in score are broken by entry id.
 """
 
 from __future__ import annotations
@@ -75,11 +76,10 @@ class SqliteBackend(SearchBackend):
         with connection.cursor() as cursor:
             boundary = self._boundary(cursor, request, match, narrowed)
             mode = "bounded" if boundary else "exact"
-            titled = self._older_title_matches(cursor, request, match, boundary, narrowed) if boundary else []
             if narrowed:
-                ranked, more = self._rank_joined(cursor, request, match, boundary, titled)
+                ranked, more = self._rank_joined(cursor, request, match, boundary)
             else:
-                ranked, more = self._rank_in_index(cursor, request, match, boundary, titled)
+                ranked, more = self._rank_in_index(cursor, request, match, boundary)
             details = {}
             if ranked:
                 ids = [row[0] for row in ranked]
@@ -130,74 +130,38 @@ class SqliteBackend(SearchBackend):
         row = cursor.fetchone()
         return row[0] if row else 0
 
-    def _older_title_matches(
-        self, cursor, request: SearchRequest, match: str, boundary: int, narrowed: bool
-    ) -> list[int]:
-        """Documents before the boundary whose title matches (the newest title_limit of them): they are ranked too,
-        so the sample of a broad query never leaves out the strongest matches."""
-        title_match = f"{{title}} : ({match})"
-        if narrowed:
-            where, params = filter_sql(request)
-            cursor.execute(
-                f"SELECT {FTS}.rowid FROM {FTS} JOIN {DOCUMENTS} d ON d.id = {FTS}.rowid "  # noqa: S608
-                f"WHERE {FTS} MATCH %s AND {FTS}.rowid < %s AND {where} ORDER BY {FTS}.rowid DESC LIMIT %s",
-                [title_match, boundary, *params, self.title_limit],
-            )
-        else:
-            cursor.execute(
-                f"SELECT rowid FROM {FTS} WHERE {FTS} MATCH %s AND rowid < %s "  # noqa: S608
-                "ORDER BY rowid DESC LIMIT %s",
-                [title_match, boundary, self.title_limit],
-            )
-        return [row[0] for row in cursor.fetchall()]
-
-    def _rank_joined(
-        self, cursor, request: SearchRequest, match: str, boundary: int, titled: list[int]
-    ) -> tuple[list, bool]:
+    def _rank_joined(self, cursor, request: SearchRequest, match: str, boundary: int) -> tuple[list, bool]:
         """Rank with the filters applied to each candidate (a collection or locale filter may leave few)."""
         where, params = filter_sql(request)
         after_sql, after_params = "", []
         if request.after is not None:
             after_sql = "WHERE key > %s OR (key = %s AND entry_id > %s)"
             after_params = [request.after.key, request.after.key, request.after.entry_id]
-        titled_sql = f" OR {FTS}.rowid IN ({', '.join(['%s'] * len(titled))})" if titled else ""
         cursor.execute(
             f"SELECT id, entry_id, key FROM ("  # noqa: S608
             f"SELECT d.id AS id, d.entry_id AS entry_id, bm25({FTS}, {TITLE_WEIGHT}, {BODY_WEIGHT}) AS key "
             f"FROM {FTS} JOIN {DOCUMENTS} d ON d.id = {FTS}.rowid "
-            f"WHERE {FTS} MATCH %s AND ({FTS}.rowid >= %s{titled_sql}) AND {where}"
+            f"WHERE {FTS} MATCH %s AND {FTS}.rowid >= %s AND {where}"
             f") {after_sql} ORDER BY key, entry_id LIMIT %s",
-            [match, boundary, *titled, *params, *after_params, request.limit + 1],
+            [match, boundary, *params, *after_params, request.limit + 1],
         )
         ranked = cursor.fetchall()
         return ranked[: request.limit], len(ranked) > request.limit
 
-    def _rank_in_index(
-        self, cursor, request: SearchRequest, match: str, boundary: int, titled: list[int]
-    ) -> tuple[list, bool]:
+    def _rank_in_index(self, cursor, request: SearchRequest, match: str, boundary: int) -> tuple[list, bool]:
         """Rank inside FTS5 (``ORDER BY rank`` sorts on bm25 without reading any row), then read the best few rows
-        for their entry ids and version flags; read more when the flags or ties at the end of the page need it.
-        The newest matches and the older title matches are ranked by one query each and merged."""
+        for their entry ids and version flags; read more when the flags or ties at the end of the page need it."""
         flag = "published" if request.variant == "published" else "working"
         after = request.after
-        scopes = [("rowid >= %s", [boundary])]
-        if titled:
-            scopes.append((f"rowid IN ({', '.join(['%s'] * len(titled))})", titled))
         fetch = (request.limit + 1) * 2 + TIE_SLACK
         while True:
-            fetched, floor = [], None
-            for condition, values in scopes:
-                cursor.execute(
-                    f"SELECT rowid, rank FROM {FTS} WHERE {FTS} MATCH %s AND rank MATCH %s AND {condition}"  # noqa: S608
-                    + (" AND rank >= %s" if after is not None else "")
-                    + " ORDER BY rank LIMIT %s",
-                    [match, RANK, *values, *([after.key] if after is not None else []), fetch],
-                )
-                rows = cursor.fetchall()
-                fetched += rows
-                if len(rows) == fetch:
-                    # Rows this query did not return score no better than its last one.
-                    floor = rows[-1][1] if floor is None else min(floor, rows[-1][1])
+            cursor.execute(
+                f"SELECT rowid, rank FROM {FTS} WHERE {FTS} MATCH %s AND rank MATCH %s AND rowid >= %s"  # noqa: S608
+                + (" AND rank >= %s" if after is not None else "")
+                + " ORDER BY rank LIMIT %s",
+                [match, RANK, boundary, *([after.key] if after is not None else []), fetch],
+            )
+            fetched = cursor.fetchall()
             entries = {}
             if fetched:
                 placeholders = ", ".join(["%s"] * len(fetched))
@@ -208,12 +172,15 @@ class SqliteBackend(SearchBackend):
                 entries = dict(cursor.fetchall())
             candidates = sorted(
                 (key, entries[rowid], rowid)
-                for rowid, key in set(fetched)
+                for rowid, key in fetched
                 if rowid in entries and (after is None or (key, entries[rowid]) > (after.key, after.entry_id))
             )
-            # Settled when every match was read, or when the page's last hit scores strictly better than any row not
-            # read yet (so none of those can come before it, ties included).
-            if floor is None or (len(candidates) > request.limit and candidates[request.limit][0] < floor):
+            exhausted = len(fetched) < fetch
+            # Settled when every match was read, or when the page's last hit scores strictly better than the last
+            # row read (rows not read yet score no better, so none can come before it, ties included).
+            if exhausted or (
+                len(candidates) > request.limit and candidates[request.limit][0] < fetched[-1][1]
+            ):
                 break
             fetch *= 4
         ranked = [(rowid, entry_id, key) for key, entry_id, rowid in candidates[: request.limit + 1]]

@@ -5,7 +5,8 @@ PostgreSQL
   languages): copies whose words pass through ``unaccent`` before the stemmer, so matching ignores accents. Without the
   unaccent extension they are plain copies (accents then matter).
 - ``config regconfig`` per document and ``tsv``, a stored generated tsvector: title weight A, body weight B (with a
-  space after each "<", so that PostgreSQL's parser does not take plain text for HTML tags and skip it).
+  space after each "<", so that PostgreSQL's parser does not take plain text for HTML tags and skip it), kept in the
+  row rather than in TOAST.
 - A GIN index on ``tsv``. ``manage.py reindex --index rum`` replaces it with a RUM index (the ``rum`` extension),
   which ranks inside the index at a higher cost per write, and ``--index gin`` back.
 - A GIN index on the title's own tsvector, so broad queries can rank every title match (not only a sample).
@@ -66,6 +67,10 @@ def _postgres(schema_editor):
                 )
         cursor.execute(f"ALTER TABLE {DOCUMENTS} ADD COLUMN config regconfig NOT NULL DEFAULT 'cms_simple'")
         cursor.execute(f"ALTER TABLE {DOCUMENTS} ADD COLUMN {TSV}")
+        # Keep the tsvector in the row (the body goes to TOAST instead): ranking reads it for up to a thousand
+        # candidates, and fetching each from TOAST made mid-frequency queries four times slower (docs/performance.md).
+        cursor.execute(f"ALTER TABLE {DOCUMENTS} ALTER COLUMN tsv SET STORAGE MAIN")
+        cursor.execute(f"ALTER TABLE {DOCUMENTS} SET (toast_tuple_target = 8160)")
         cursor.execute(f'ALTER TABLE {SUGGESTIONS} ALTER COLUMN "key" TYPE varchar(200) COLLATE "C"')
         # Title matches alone, for the bounded ranking of broad queries (apps/search/backends/postgres.py).
         cursor.execute(f"CREATE INDEX search_doc_title ON {DOCUMENTS} USING gin ({TITLE_TSV})")
