@@ -1,6 +1,6 @@
-"""`make bench-search`: full-text search at 100,000 entries on SQLite and PostgreSQL (RUM and GIN), through HTTP.
+"""`make bench-search`: full-text search at 100,000 entries on SQLite and PostgreSQL (GIN and RUM), through HTTP.
 
-For each database (and, on PostgreSQL, each index: RUM and GIN) it measures
+For each database (and, on PostgreSQL, each index: GIN, the default, and RUM) it measures
 - the ``manage.py reindex`` rate (documents/s) building the whole index from nothing;
 - single-connection latency (p50, p99, max) of rare, mid-frequency, frequent and near-universal single words,
   two-word AND queries (mid + mid; frequent + near-universal), phrases (two near-universal words, common; two
@@ -12,7 +12,7 @@ For each database (and, on PostgreSQL, each index: RUM and GIN) it measures
 The corpus (bench/corpus.py) and the query sets (bench/search_seed.py) are deterministic. Results go to
 bench/results/search-<timestamp>.json and to docs/performance.md between the bench:search markers.
 
-    python -m bench.search [--db sqlite,postgres] [--modes rum,gin] [--entries 100000] [--duration 10] [--rounds 3]
+    python -m bench.search [--db sqlite,postgres] [--modes gin,rum] [--entries 100000] [--duration 10] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -345,7 +345,7 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--db", default="sqlite,postgres")
-    parser.add_argument("--modes", default="rum,gin", help="PostgreSQL indexes to measure.")
+    parser.add_argument("--modes", default="gin,rum", help="PostgreSQL indexes to measure.")
     parser.add_argument("--entries", type=int, default=100_000)
     parser.add_argument(
         "--duration", type=int, default=10, help="Seconds of single-connection latency per scenario."

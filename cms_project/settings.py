@@ -493,10 +493,10 @@ CMS_LOCALES = env_list("CMS_LOCALES", [CMS_DEFAULT_LOCALE])
 CMS_SEARCH_LANGUAGES = dict(
     item.split(":", 1) for item in env_list("CMS_SEARCH_LANGUAGES", []) if ":" in item
 )
-# Candidates ranked for a query matching more documents than this (0: the backend's default, 1,000 on PostgreSQL and
-# 5,000 on SQLite). Below it, ranking is exact. See docs/performance.md for the trade-off.
+# Candidates ranked for a query matching more documents than this (0: the default, 1,000), plus up to half as many
+# title matches. Below it, ranking is exact. See docs/performance.md for the trade-off.
 CMS_SEARCH_RANK_LIMIT = env_int("CMS_SEARCH_RANK_LIMIT", 0)
-# PostgreSQL with RUM: queries expected to match more documents than this are ranked like without RUM.
+# PostgreSQL with the optional RUM index: queries expected to match more documents than this take the bounded path.
 CMS_SEARCH_RUM_LIMIT = env_int("CMS_SEARCH_RUM_LIMIT", 40_000)
 
 # --- Logging --------------------------------------------------------------------------------------------------------

@@ -22,23 +22,21 @@ def page_through(client, q: str, limit: int, **params) -> list[str]:
             return seen
 
 
-@pytest.fixture(params=["default", "gin", "bounded-rum"])
+@pytest.fixture(params=["default", "rum", "bounded-rum"])
 def postgres_path(request):
-    """On PostgreSQL, run the test with RUM (when installed), with a GIN index, and with RUM present but every query
-    ranked on the bounded path. On SQLite there is one path."""
+    """On PostgreSQL, run the test with the default GIN index, with RUM (when installed; CI installs it), and with
+    RUM present but every query ranked on the bounded path. On SQLite there is one path."""
     if request.param == "default":
         yield request.param
         return
     if connection.vendor != "postgresql":
         pytest.skip("PostgreSQL index paths")
-    backend = get_search_backend()
-    if request.param == "gin":
-        backend.set_index("gin")
-        yield request.param
-        return
     if not _rum_installed():
         pytest.skip("the rum extension is not installed")
-    backend.set_index("rum")
+    get_search_backend().set_index("rum")
+    if request.param == "rum":
+        yield request.param
+        return
     with override_settings(CMS_SEARCH_RUM_LIMIT=0):
         yield request.param
 
@@ -104,11 +102,9 @@ def test_languages_follow_the_locale(reader, articles):
 
 @pytest.mark.requires_postgres
 def test_stats_name_the_index_in_use(admin_api, articles):
-    backend = get_search_backend()
-    backend.set_index("gin")
     assert admin_api.get("/_cms/api/search/stats").json()["data"]["engine"] == "postgresql-gin"
     if _rum_installed():
-        backend.set_index("rum")
+        get_search_backend().set_index("rum")
         assert admin_api.get("/_cms/api/search/stats").json()["data"]["engine"] == "postgresql-rum"
 
 
@@ -121,8 +117,24 @@ def test_a_full_reindex_is_a_bulk_load_that_ends_with_the_chosen_index(reader, a
     from apps.search.backends.postgres import _current_index_kind
 
     article(articles, "Otters", "Otters swim.")
-    call_command("reindex", "--full", "--index", "gin", stdout=io.StringIO(), stderr=io.StringIO())
-    assert _current_index_kind() == "gin"
+    kind = "rum" if _rum_installed() else "gin"
+    call_command("reindex", "--full", "--index", kind, stdout=io.StringIO(), stderr=io.StringIO())
+    assert _current_index_kind() == kind
     assert titles(reader, "swim") == ["Otters"]
     call_command("reindex", "--full", stdout=io.StringIO(), stderr=io.StringIO())
+    assert _current_index_kind() == kind
+    call_command("reindex", "--index", "gin", stdout=io.StringIO(), stderr=io.StringIO())
     assert _current_index_kind() == "gin"
+
+
+@pytest.mark.requires_postgres
+@override_settings(CMS_SEARCH_RANK_LIMIT=5, CMS_SEARCH_RUM_LIMIT=0)
+def test_the_sample_of_a_broad_query_keeps_every_title_match(reader, articles, postgres_path):
+    """PostgreSQL adds title matches to the sample of a broad query (SQLite ranks its newest matches only)."""
+    oldest = article(articles, "Otters", "A note.")
+    for n in range(12):
+        article(articles, f"Entry {n}", "Otters by the river.")
+    newest = article(articles, "Sea otters", "Kelp.")
+    found = ids(reader, "otters", limit=50)
+    assert set(found[:2]) == {oldest.pk, newest.pk}
+    assert ids(reader, "otters", collections="articles", limit=50)[:2] == found[:2]

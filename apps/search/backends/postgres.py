@@ -5,22 +5,25 @@ Structures (migration 0002): ``config regconfig`` per document (the locale's lan
 and ``tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector(config, title), 'A') || setweight(to_tsvector(config,
 body), 'B')) STORED`` (with a space after each "<", so that PostgreSQL's parser does not skip text that looks like
 HTML). The configurations are ours, ``cms_<language>``: copies of PostgreSQL's with ``unaccent`` before the stemmer,
-so "cafe" finds "café". The ``tsv`` column has a RUM index when the ``rum`` extension is installed (Debian:
-``postgresql-15-rum``), else a GIN index; ``manage.py reindex --index rum|gin`` switches.
+so "cafe" finds "café". The ``tsv`` column has a GIN index; ``manage.py reindex --index rum`` replaces it with a RUM
+index (the ``rum`` extension, Debian ``postgresql-15-rum``), which ranks in the index but makes every write of a
+document several times dearer, and ``--index gin`` goes back.
 
 Snippets: ``ts_headline`` with every match marked, on a window of the body around the first match (see
 ``_details``), cut to about 30 words by ``excerpt``.
 
 Ranking, with the cost of each path at 100,000 documents in docs/performance.md:
 
-- RUM: ``ORDER BY tsv <=> query`` walks the index in rank order (``rum_ts_score``, title weight A over body B) and
+- RUM (when chosen): ``ORDER BY tsv <=> query`` walks the index in rank order (``rum_ts_score``, title weight A over body B) and
   stops at the page; exact and fast while matches number in the tens of thousands, but its cost grows with every
   match and every occurrence, so a query the planner expects to match more than ``CMS_SEARCH_RUM_LIMIT`` documents
   (default 40,000) takes the bounded path instead.
-- Bounded (GIN, or RUM for very broad queries): the first ``rank_limit`` matches the index yields (default 1,000) are
-  ranked (``ts_rank_cd`` with GIN, ``rum_ts_score`` with RUM); with fewer matches than that, every match is, so small
-  and selective queries are exact. Broader queries are ranked among an arbitrary sample of their matches: the
-  documented trade-off for answering a word found in every document in milliseconds instead of a second.
+- Bounded (GIN, the default, or RUM for very broad queries): the first ``rank_limit`` matches the index yields (default 1,000),
+  and up to half as many documents whose title matches (a small GIN index on the titles' own tsvector), are ranked
+  (``ts_rank_cd`` with GIN, ``rum_ts_score`` with RUM); with fewer matches than that, every match is, so small and
+  selective queries are exact. Broader queries are ranked among a sample of their matches that includes the title
+  matches: the documented trade-off for answering a word found in every document in milliseconds instead of a
+  second.
 
 The path is chosen on the first page and carried in the cursor, so later pages rank the same way. Ties in score are
 broken by entry id.
@@ -52,14 +55,16 @@ from apps.search.backends.base import (
 from apps.search.documents import MARK_END, MARK_START
 from apps.search.languages import language_for
 
+# The expression of the title-only GIN index (migration 0002); queries must spell it the same to use the index.
+TITLE_TSV = "to_tsvector(d.config, replace(d.title, '<', '< '))"
 RUM_INDEX = "search_doc_tsv_rum"
 GIN_INDEX = "search_doc_tsv_gin"
 # Extra rows fetched on the RUM path so that ties in score at the end of a page can be ordered by entry id.
 TIE_SLACK = 20
 HIGHLIGHT_ALL = f"HighlightAll=true, StartSel={MARK_START}, StopSel={MARK_END}"
 # The slice of the body given to ts_headline: from this many characters before the first likely match, this long.
-WINDOW_BEFORE = 160
-WINDOW = 640
+WINDOW_BEFORE = 80
+WINDOW = 360
 # At most this many lexeme beginnings are looked for (long queries).
 MAX_PREFIXES = 8
 
@@ -126,6 +131,11 @@ def rum_available() -> bool:
 class PostgresBackend(SearchBackend):
     vendor = "postgresql"
     default_rank_limit = 1000
+
+    @property
+    def title_limit(self) -> int:
+        """How many title matches a bounded ranking adds to its sample."""
+        return max(self.rank_limit // 2, 1)
 
     def engine(self) -> str:
         return f"postgresql-{index_kind() or 'noindex'}"
@@ -279,12 +289,25 @@ class PostgresBackend(SearchBackend):
             after_sql = "WHERE c.score < %s::float8 OR (c.score = %s::float8 AND c.entry_id > %s)"
             after_params = [request.after.key, request.after.key, request.after.entry_id]
         with connection.cursor() as cursor:
+            # Candidates: the first rank_limit matches the index yields, and up to half as many title matches (the
+            # strongest matches must not be left out of the sample).
             cursor.execute(
                 f"SELECT c.id, c.entry_id, c.score FROM ("  # noqa: S608
-                f"SELECT m.id, m.entry_id, {score}(m.tsv, {query_sql})::float8 AS score FROM ("
-                f"SELECT d.id, d.entry_id, d.tsv FROM {DOCUMENTS} d WHERE d.tsv @@ {query_sql} AND {where} LIMIT %s"
-                f") m) c {after_sql} ORDER BY c.score DESC, c.entry_id LIMIT %s",
-                [*query_params, *query_params, *params, self.rank_limit, *after_params, request.limit + 1],
+                f"SELECT d.id, d.entry_id, {score}(d.tsv, {query_sql})::float8 AS score FROM {DOCUMENTS} d JOIN ("
+                f"(SELECT d.id FROM {DOCUMENTS} d WHERE d.tsv @@ {query_sql} AND {where} LIMIT %s) UNION "
+                f"(SELECT d.id FROM {DOCUMENTS} d WHERE {TITLE_TSV} @@ {query_sql} AND {where} LIMIT %s)"
+                f") m ON m.id = d.id) c {after_sql} ORDER BY c.score DESC, c.entry_id LIMIT %s",
+                [
+                    *query_params,
+                    *query_params,
+                    *params,
+                    self.rank_limit,
+                    *query_params,
+                    *params,
+                    self.title_limit,
+                    *after_params,
+                    request.limit + 1,
+                ],
             )
             ranked = cursor.fetchall()
         more = len(ranked) > request.limit
@@ -298,44 +321,42 @@ class PostgresBackend(SearchBackend):
             )
         return SearchResult(hits, more, "gin")
 
-    def _rum_rows(self, request, query_sql, query_params, *, limit: int, equal: float | None = None) -> list:
+    def _rum_rows(self, request: SearchRequest, query_sql: str, query_params: list, *, limit: int) -> list:
+        """(id, entry id, distance) of the best ``limit`` matches after the page's start, in RUM's order."""
         where, params = filter_sql(request)
-        conditions, extra = [], []
+        after_sql, after_params = "", []
         if request.after is not None:
-            conditions.append(
-                "((d.tsv <=> {q})::float8 > %s::float8 OR ((d.tsv <=> {q})::float8 = %s::float8 AND d.entry_id > %s))"
+            after_sql = (
+                f" AND ((d.tsv <=> {query_sql})::float8 > %s::float8 OR "
+                f"((d.tsv <=> {query_sql})::float8 = %s::float8 AND d.entry_id > %s))"
             )
-            extra += [
+            after_params = [
                 *query_params,
                 request.after.key,
                 *query_params,
                 request.after.key,
                 request.after.entry_id,
             ]
-        if equal is not None:
-            conditions.append("(d.tsv <=> {q})::float8 = %s::float8")
-            extra += [*query_params, equal]
-        condition_sql = "".join(f" AND {c.format(q=query_sql)}" for c in conditions)
-        order = "d.entry_id" if equal is not None else f"d.tsv <=> {query_sql}"
-        order_params = [] if equal is not None else query_params
         with connection.cursor() as cursor:
             cursor.execute(
                 f"SELECT d.id, d.entry_id, (d.tsv <=> {query_sql})::float8 FROM {DOCUMENTS} d "  # noqa: S608
-                f"WHERE d.tsv @@ {query_sql} AND {where}{condition_sql} ORDER BY {order} LIMIT %s",
-                [*query_params, *query_params, *params, *extra, *order_params, limit],
+                f"WHERE d.tsv @@ {query_sql} AND {where}{after_sql} ORDER BY d.tsv <=> {query_sql} LIMIT %s",
+                [*query_params, *query_params, *params, *after_params, *query_params, limit],
             )
             return cursor.fetchall()
 
     def _search_rum(self, request: SearchRequest, query: _Query) -> SearchResult:
         query_sql, query_params = query.sql, query.params
         fetch = request.limit + 1 + TIE_SLACK
-        rows = self._rum_rows(request, query_sql, query_params, limit=fetch)
-        rows.sort(key=lambda row: (row[2], row[1]))
-        if len(rows) == fetch and rows[-1][2] == rows[request.limit][2]:
-            # More documents may share the score at the page's end than were fetched: take that whole tie, in id order.
-            tie = rows[request.limit][2]
-            rows = [row for row in rows if row[2] < tie]
-            rows += self._rum_rows(request, query_sql, query_params, limit=request.limit + 1, equal=tie)
+        while True:
+            rows = self._rum_rows(request, query_sql, query_params, limit=fetch)
+            rows.sort(key=lambda row: (row[2], row[1]))
+            # Documents sharing the score at the page's end come out of the index in no particular order: read on
+            # until that score is passed, then order them by entry id. The index ranks every match before returning
+            # the first, so reading further costs little more than the rows themselves.
+            if len(rows) < fetch or rows[-1][2] > rows[request.limit][2]:
+                break
+            fetch *= 8
         more = len(rows) > request.limit
         rows = rows[: request.limit]
         details = self._details([row[0] for row in rows], query, "rum_ts_score") if rows else {}

@@ -6,12 +6,14 @@ triggers on the documents table (migration 0002), so a document row and its inde
 
 Snippets: ``highlight()`` marks the body and ``excerpt()`` keeps about 30 words from just before the first match.
 
-Ranking: ``bm25(search_fts, 5.0, 1.0)``, a title match weighing five times a body match. bm25 costs about 1.5 µs a
-match, so a word found in 100,000 documents would take 0.15 s; instead the backend first finds the ``rank_limit``-th
-newest matching document (walking the index by rowid, which is cheap) and ranks only the documents from there on. Below
-that many matches, that is every match: ranking is exact. Above, it is the newest ``rank_limit`` matches (documents are
-rewritten when their entry changes, so "newest" means most recently written), which for words that common is the
-useful sample anyway. Ties in score are broken by entry id, in SQL.
+Ranking: ``bm25(search_fts, 5.0, 1.0)``, a title match weighing five times a body match. bm25 costs 1.5 to 3 µs a
+match, so a word found in 100,000 documents would take 0.15 s or more; instead the backend finds the
+``rank_limit``-th newest matching document (walking the index by rowid, which is cheap) and ranks the documents from
+there on, inside FTS5 (``ORDER BY rank`` sorts on bm25 without reading rows; only the best few rows are read). Below
+that many matches, that is every match: ranking is exact. Above, it is the newest matches (documents are rewritten
+when their entry changes, so "newest" means most recently written). Unlike PostgreSQL, older title matches are not
+added to the sample: scoring chosen rows costs FTS5 a pass over each term's whole document list per row, seconds for
+a common word. Ties in score are broken by entry id.
 """
 
 from __future__ import annotations
@@ -47,7 +49,6 @@ TIE_SLACK = 20
 
 class SqliteBackend(SearchBackend):
     vendor = "sqlite"
-    default_rank_limit = 5000
 
     def engine(self) -> str:
         return "sqlite-fts5"

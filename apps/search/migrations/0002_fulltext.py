@@ -5,9 +5,11 @@ PostgreSQL
   languages): copies whose words pass through ``unaccent`` before the stemmer, so matching ignores accents. Without the
   unaccent extension they are plain copies (accents then matter).
 - ``config regconfig`` per document and ``tsv``, a stored generated tsvector: title weight A, body weight B (with a
-  space after each "<", so that PostgreSQL's parser does not take plain text for HTML tags and skip it).
-- An index on ``tsv``: RUM when the ``rum`` extension can be created (it ranks in the index), else GIN. ``manage.py
-  reindex --index rum|gin`` switches later, e.g. after installing the extension.
+  space after each "<", so that PostgreSQL's parser does not take plain text for HTML tags and skip it), kept in the
+  row rather than in TOAST.
+- A GIN index on ``tsv``. ``manage.py reindex --index rum`` replaces it with a RUM index (the ``rum`` extension),
+  which ranks inside the index at a higher cost per write, and ``--index gin`` back.
+- A GIN index on the title's own tsvector, so broad queries can rank every title match (not only a sample).
 - ``COLLATE "C"`` on suggestion keys, so prefix ranges compare bytes as on SQLite.
 
 SQLite
@@ -27,6 +29,9 @@ TSV = (
     "setweight(to_tsvector(config, replace(title, '<', '< ')), 'A') || "
     "setweight(to_tsvector(config, replace(body, '<', '< ')), 'B')) STORED"
 )
+
+
+TITLE_TSV = "to_tsvector(config, replace(title, '<', '< '))"
 
 
 def _try(schema_editor, sql: str) -> bool:
@@ -62,14 +67,17 @@ def _postgres(schema_editor):
                 )
         cursor.execute(f"ALTER TABLE {DOCUMENTS} ADD COLUMN config regconfig NOT NULL DEFAULT 'cms_simple'")
         cursor.execute(f"ALTER TABLE {DOCUMENTS} ADD COLUMN {TSV}")
+        # Keep the tsvector in the row (the body goes to TOAST instead): ranking reads it for up to a thousand
+        # candidates, and fetching each from TOAST made mid-frequency queries four times slower (docs/performance.md).
+        cursor.execute(f"ALTER TABLE {DOCUMENTS} ALTER COLUMN tsv SET STORAGE MAIN")
+        cursor.execute(f"ALTER TABLE {DOCUMENTS} SET (toast_tuple_target = 8160)")
         cursor.execute(f'ALTER TABLE {SUGGESTIONS} ALTER COLUMN "key" TYPE varchar(200) COLLATE "C"')
-    if not (
-        _try(schema_editor, "CREATE EXTENSION IF NOT EXISTS rum")
-        and _try(
-            schema_editor, f"CREATE INDEX search_doc_tsv_rum ON {DOCUMENTS} USING rum (tsv rum_tsvector_ops)"
-        )
-    ):
-        schema_editor.execute(f"CREATE INDEX search_doc_tsv_gin ON {DOCUMENTS} USING gin (tsv)")
+        # Title matches alone, for the bounded ranking of broad queries (apps/search/backends/postgres.py).
+        cursor.execute(f"CREATE INDEX search_doc_title ON {DOCUMENTS} USING gin ({TITLE_TSV})")
+        # GIN: cheap to update (its pending list batches new entries). RUM ranks inside the index but costs about
+        # 10 ms a document to update, more than the indexing budget of a write; `manage.py reindex --index rum`
+        # switches to it (docs/performance.md).
+        cursor.execute(f"CREATE INDEX search_doc_tsv_gin ON {DOCUMENTS} USING gin (tsv)")
 
 
 def _sqlite(schema_editor):
@@ -101,6 +109,7 @@ def drop(apps, schema_editor):
         if vendor == "postgresql":
             cursor.execute("DROP INDEX IF EXISTS search_doc_tsv_rum")
             cursor.execute("DROP INDEX IF EXISTS search_doc_tsv_gin")
+            cursor.execute("DROP INDEX IF EXISTS search_doc_title")
             cursor.execute(f"ALTER TABLE {DOCUMENTS} DROP COLUMN IF EXISTS tsv")
             cursor.execute(f"ALTER TABLE {DOCUMENTS} DROP COLUMN IF EXISTS config")
             cursor.execute(
