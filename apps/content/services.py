@@ -22,7 +22,7 @@ from apps.accounts.permissions import Actor, authorize
 from apps.content import states
 from apps.content.models import Byline, Entry, EntryByline, Revision, Status
 from apps.core import events, slugs
-from apps.core.db import JsonKey, json_scalar_param
+from apps.core.db import JsonKey, PreparedQuery, json_scalar_param
 from apps.core.errors import Conflict, DuplicateSlug, NotFound, ValidationError
 from apps.core.ids import new_id
 from apps.core.slugs import slugify
@@ -183,10 +183,15 @@ def _check_locale(locale: str | None) -> str:
     return locale
 
 
+# Every write starts here; compiling this queryset each time was a quarter of a PATCH (apps/core/db.PreparedQuery).
+# It is only run inside a transaction, where FOR UPDATE is allowed.
+_ENTRY_LOCKED = PreparedQuery(lambda pk: Entry.objects.select_for_update().filter(pk=pk)[:1], "pk")
+
+
 def _lock(entry: Entry | str, collection: Collection | None = None) -> Entry:
     """The entry, re-read and locked for this transaction; ``collection``, when given, must be the entry's."""
     entry_id = entry if isinstance(entry, str) else entry.pk
-    locked = Entry.objects.select_for_update().filter(pk=entry_id).first()
+    locked = _ENTRY_LOCKED.first(pk=entry_id)
     if locked is None or (collection is not None and locked.collection_id != collection.pk):
         raise NotFound(f"No entry {entry_id}" + (f" in '{collection.slug}'." if collection else "."))
     locked.collection = schema_selectors.collection_for_read(collection_id=locked.collection_id)
@@ -217,6 +222,11 @@ def _append_revision(entry: Entry, action: str, actor: Actor) -> None:
         author=actor.user,
         created_at=now(),
     )
+    # Every revision is written with a version bump (creation is version 1), so an entry holds at most `version`
+    # revisions and nothing can need pruning before its version passes the limit; the pruning DELETE was a tenth of
+    # a create.
+    if isinstance(entry.version, int) and entry.version <= REVISIONS_KEPT:
+        return
     newest = (
         Revision.objects.filter(entry_id=entry.pk)
         .order_by("-created_at", "-id")

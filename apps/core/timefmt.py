@@ -8,10 +8,10 @@ from django.utils.dateparse import parse_datetime
 def iso(value: datetime | None) -> str | None:
     if value is None:
         return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    value = value.astimezone(UTC)
-    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    if value.tzinfo is not UTC:
+        value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    # isoformat is twice as fast as strftime (a list page formats 150 instants) and always writes four-digit years.
+    return value.isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 def parse_iso(value: str) -> datetime | None:
