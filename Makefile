@@ -44,14 +44,15 @@ test: $(VENV)/.dev-installed $(TS_CHECK)
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
 	VENV=$(VENV) bash scripts/run-tests.sh $(PYTEST_ARGS)
 
-## Benchmarks on SQLite and PostgreSQL, as ratios to a bare WSGI app; writes docs/performance.md (needs wrk).
+## Every benchmark (HTTP, MCP, media, mixed load, search, import) on SQLite and PostgreSQL, as ratios to a bare WSGI
+## app measured in the same run; writes docs/performance.md and docs/performance.png (needs wrk).
 $(VENV)/.bench-installed: $(VENV)/.dev-installed requirements/bench.txt
 	$(PIP) -r requirements/bench.txt
 	@touch $@
 
 bench: $(VENV)/.bench-installed
 	@command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk"; exit 1; }
-	$(PY) -m bench.run $(BENCH_ARGS)
+	$(PY) -m bench.all -- $(BENCH_ARGS)
 
 ## WordPress import: posts/s end to end on SQLite and PostgreSQL beside the bare parse+convert rate, peak memory.
 bench-import: $(VENV)/.dev-installed

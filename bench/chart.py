@@ -1,4 +1,5 @@
-"""The benchmark ratios against their targets as a picture (docs/performance.png), drawn by `make bench`.
+"""The HTTP benchmark's ratios against their targets as a picture (docs/performance-ratios.png), drawn by bench.run;
+bench/all.py draws every target of `make bench` in docs/performance.png.
 
 Each scenario with a target gets one bar per database: the median ratio to the baseline, a whisker from the lowest to
 the highest round, and the target as a tick. Green bars meet their target, red ones do not.
@@ -14,7 +15,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CHART = ROOT / "docs" / "performance.png"
+CHART = ROOT / "docs" / "performance-ratios.png"
 
 
 def draw(results: list[dict], targets: dict[str, float], title: str, path: Path = CHART) -> Path:

@@ -26,6 +26,7 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -34,7 +35,8 @@ from tests.importer.wxr_factory import write_wxr  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 PERFORMANCE_DOC = ROOT / "docs" / "performance.md"
-PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/cms_bench"
+# Its own database: the import flushes it, and `make bench` keeps its seeded REST database between runs.
+PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/cms_bench_import"
 TIME = "/usr/bin/time"
 
 READER = """
@@ -76,6 +78,16 @@ def reader_rate(path: Path, *, convert: bool) -> dict:
             "peakMB": round(peak / 1024)}  # fmt: skip
 
 
+def _create_database(url: str) -> None:
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
 def import_run(path: Path, database_url: str, posts: int, work: Path) -> dict:
     env = {
         **os.environ,
@@ -86,6 +98,8 @@ def import_run(path: Path, database_url: str, posts: int, work: Path) -> dict:
         "CMS_VAR_DIR": str(work / "var"),
     }
     (work / "var").mkdir(exist_ok=True)
+    if database_url.startswith("postgres"):
+        _create_database(database_url)
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     subprocess.run([sys.executable, "manage.py", "flush", "--no-input", "-v0"], cwd=ROOT, env=env, check=True)
     seconds, peak, out = _timed([sys.executable, "manage.py", "import_wxr", str(path), "--no-progress"], env)

@@ -9,24 +9,30 @@ whatever its length; the tests assert that (tests/content/test_lists.py), this r
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 
-def main() -> None:
+def setup_django() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cms_project.settings")
     import django
 
     django.setup()
-    from django.db import connection
-    from django.test import Client
-    from django.test.utils import CaptureQueriesContext
 
-    out = Path(sys.argv[1])
+
+def scenario_requests(out: Path) -> dict[str, Callable[[], object]]:
+    """One request of each scenario through Django's test client (no network), by scenario name. PATCH carries the
+    `_rev` the previous PATCH answered, so it can be called again and again."""
+    from django.test import Client
+
     token = (out / "token").read_text().strip()
     entry_id = (out / "ids.txt").read_text().split()[0]
+    media_key = (out / "media_key").read_text().strip()
     # The host the benchmark server answers as (ALLOWED_HOSTS), not the test client's "testserver".
     client = Client(HTTP_AUTHORIZATION=f"Bearer {token}", HTTP_HOST="127.0.0.1")
     mcp_headers = {
@@ -34,6 +40,9 @@ def main() -> None:
         "HTTP_MCP_PROTOCOL_VERSION": "2025-11-25",
     }
     listing = "/_cms/api/content/bench?limit=50&orderBy="
+    rev = {}
+    # Distinct titles, as real creates have: the same title again and again would measure slug collisions.
+    serial = itertools.count(int(time.time()))
 
     def mcp(name: str, arguments: dict):
         body = {
@@ -45,14 +54,17 @@ def main() -> None:
         return client.post("/_cms/api/mcp", json.dumps(body), content_type="application/json", **mcp_headers)
 
     def patch():
-        rev = client.get(f"/_cms/api/content/bench/{entry_id}").json()["data"]["_rev"]
-        return lambda: client.patch(
+        if not rev:
+            rev["current"] = client.get(f"/_cms/api/content/bench/{entry_id}").json()["data"]["_rev"]
+        response = client.patch(
             f"/_cms/api/content/bench/{entry_id}",
-            json.dumps({"data": {"price": 7}, "_rev": rev}),
+            json.dumps({"data": {"price": 7}, "_rev": rev["current"]}),
             content_type="application/json",
         )
+        rev["current"] = response.json()["data"]["_rev"]
+        return response
 
-    requests = {
+    return {
         "get_one": lambda: client.get(f"/_cms/api/content/bench/{entry_id}"),
         **{
             f"list50_{order}": (lambda order=order: client.get(listing + order))
@@ -60,22 +72,28 @@ def main() -> None:
         },
         "mcp_get": lambda: mcp("content_get", {"collection": "bench", "id": entry_id}),
         "mcp_list50": lambda: mcp("content_list", {"collection": "bench", "limit": 50}),
+        "media_download": lambda: client.get(f"/_cms/api/media/file/{media_key}"),
+        "search": lambda: client.get("/_cms/api/search?collections=bench&q=river+harbor"),
         "create": lambda: client.post(
             "/_cms/api/content/bench",
-            json.dumps({"data": {"title": "Counted queries", "price": 1}}),
+            json.dumps({"data": {"title": f"Counted queries {next(serial)}", "price": 1}}),
             content_type="application/json",
         ),
+        "patch_rev": patch,
     }
+
+
+def main() -> None:
+    setup_django()
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
     counts = {}
-    for name, request in requests.items():
+    for name, request in scenario_requests(Path(sys.argv[1])).items():
         request()  # warm the per-process caches, as a running server has them
         with CaptureQueriesContext(connection) as captured:
             response = request()
         counts[name] = len(captured) if response.status_code < 400 else None
-    request = patch()
-    with CaptureQueriesContext(connection) as captured:
-        response = request()
-    counts["patch_rev"] = len(captured) if response.status_code < 400 else None
     print(json.dumps(counts))
 
 

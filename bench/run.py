@@ -1,9 +1,12 @@
-"""`make bench`: REST throughput and latency of the CMS as ratios to a bare WSGI app, on SQLite and PostgreSQL.
+"""`make bench`, first part: HTTP throughput and latency of the CMS as ratios to a bare WSGI app, on SQLite and
+PostgreSQL (REST, MCP, media download, and the mixed workload at 32 clients).
 
 The machines are shared and noisy, so absolute requests/s mean little; every figure is the ratio of a scenario's
 requests/s to the baseline's, both measured in the same round, and rounds alternate baseline and scenarios. The CMS
-and the baseline run under the same gunicorn configuration as `make run` (cms_project/gunicorn.conf.py). Load comes
-from wrk (one thread, 8 connections); single-connection latency from wrk with one connection.
+and the baselines run under the same gunicorn configuration as `make run` (cms_project/gunicorn.conf.py). Each round
+also measures two reference points against the bare WSGI app: the smallest Django project (the framework floor,
+bench/hello_django.py) and a bare ASGI app under uvicorn workers (bench/hello_asgi.py). Load comes from wrk (one
+thread, 8 connections unless a scenario says otherwise); single-connection latency from wrk with one connection.
 
     python -m bench.run [--db sqlite,postgres] [--entries 100000] [--rounds 3] [--duration 5] [--only get_one,…]
 
@@ -60,6 +63,9 @@ class Scenario:
     p50_target: float | None = None
     # Rewrite the id pool's _revs before each run (the scenario changes them).
     refresh_pool: bool = False
+    connections: int = 8
+    # p99 target in milliseconds under the scenario's own load; such a scenario must also answer without errors.
+    p99_target: float | None = None
 
 
 SCENARIOS = [
@@ -76,7 +82,17 @@ SCENARIOS = [
     Scenario("mcp_list50", "/_cms/api/mcp", "mcp_list.lua", target=0.027),
     Scenario("patch_rev", "/_cms/api/content/bench", "patch.lua", refresh_pool=True),
     Scenario("create", "/_cms/api/content/bench", "create.lua"),
+    # A 100 KB image through the media file route (a reverse proxy or CDN would usually serve these).
+    Scenario("media_download", "/_cms/api/media/file/{media_key}"),
+    # 80% reads, 10% creates, 10% searches from 32 clients at once: zero errors and p99 under 250 ms (issue 9).
+    Scenario("mixed32", "/_cms/api/content/bench", "mixed.lua", connections=32, p99_target=250.0),
 ]
+
+# Reference points measured in every round beside the bare WSGI app, reported as their ratio to it.
+REFERENCES = {
+    "django_hello": ("bench.hello_django:application", {}),
+    "asgi_hello": ("bench.hello_asgi:app", {"GUNICORN_WORKER_CLASS": "uvicorn.workers.UvicornWorker"}),
+}
 
 
 @dataclass
@@ -240,21 +256,31 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
 
     token = (work / kind / "token").read_text().strip()
     ids_file = str(work / kind / "ids.txt")
+    media_key = (work / kind / "media_key").read_text().strip()
     scenarios = [s for s in SCENARIOS if not args.only or s.name in args.only]
     baseline = Server("bench.hello_wsgi:app", env)
+    references = {name: Server(app, {**env, **extra}) for name, (app, extra) in REFERENCES.items()}
     worker = WORKER_CLASSES[args.worker_class]
     cms = Server(worker["app"], {**env, **worker["env"]})
-    results = {s.name: Result(s.name, kind) for s in scenarios}
+    results = {name: Result(name, kind) for name in references} | {
+        s.name: Result(s.name, kind) for s in scenarios
+    }
+
+    def path_of(scenario: Scenario) -> str:
+        return scenario.path.format(media_key=media_key)
+
     try:
         baseline.wait("/")
+        for server in references.values():
+            server.wait("/")
         cms.wait("/_cms/api/health")
         # Warm-up: first requests load code and fill connection pools; they are not measured.
         for scenario in scenarios:
             if scenario.refresh_pool:
                 refresh_pool()
             wrk(
-                cms.url + scenario.path,
-                connections=8,
+                cms.url + path_of(scenario),
+                connections=scenario.connections,
                 duration=1,
                 token=token,
                 script=scenario.script,
@@ -265,12 +291,23 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
                 baseline.url + "/", connections=8, duration=args.duration, token=None, script=None, args=[]
             )
             print(f"[{kind}] round {round_number + 1}: baseline {reference.rps:.0f} req/s", flush=True)
+            for name, server in references.items():
+                measured = wrk(
+                    server.url + "/", connections=8, duration=args.duration, token=None, script=None, args=[]
+                )
+                results[name].ratios.append(measured.rps / reference.rps)
+                results[name].rps.append(measured.rps)
+                results[name].p99_ms.append(measured.p99_ms)
+                results[name].errors += measured.errors
+                print(
+                    f"[{kind}]   {name:20} {measured.rps:8.0f} req/s  ratio {measured.rps / reference.rps:.3f}"
+                )
             for scenario in scenarios:
                 if scenario.refresh_pool:
                     refresh_pool()
                 measured = wrk(
-                    cms.url + scenario.path,
-                    connections=8,
+                    cms.url + path_of(scenario),
+                    connections=scenario.connections,
                     duration=args.duration,
                     token=token,
                     script=scenario.script,
@@ -291,7 +328,7 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
                 if scenario.refresh_pool:
                     refresh_pool()
                 single = wrk(
-                    cms.url + scenario.path,
+                    cms.url + path_of(scenario),
                     connections=1,
                     duration=args.duration,
                     token=token,
@@ -301,6 +338,8 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
                 results[scenario.name].p50_single_ms = single.p50_ms
     finally:
         baseline.stop()
+        for server in references.values():
+            server.stop()
         cms.stop()
     counted = subprocess.run(
         [sys.executable, "-m", "bench.queries", str(work / kind)],
@@ -324,17 +363,28 @@ def table(results: list[Result]) -> str:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for result in results:
-        spec = targets[result.scenario]
+        spec = targets.get(result.scenario, Scenario(result.scenario, "/"))
         ratio = statistics.median(result.ratios)
         verdict = "" if spec.target is None else (" ✅" if ratio >= spec.target else " ❌")
+        p99 = statistics.median(result.p99_ms)
+        p99_cell = f"{p99:.1f}"
+        if spec.p99_target is not None:
+            p99_cell += (
+                f" {'✅' if p99 < spec.p99_target and result.errors == 0 else '❌'} (< {spec.p99_target:g})"
+            )
         p50 = "" if result.p50_single_ms is None else f"{result.p50_single_ms:.2f}"
         p50_verdict = ""
         if spec.p50_target is not None and result.p50_single_ms is not None:
             p50_verdict = " ✅" if result.p50_single_ms <= spec.p50_target else " ❌"
+        name = (
+            result.scenario
+            if spec.connections == 8
+            else f"{result.scenario} ({spec.connections} connections)"
+        )
         lines.append(
-            f"| {result.scenario} | {result.database} | {ratio:.3f} ({min(result.ratios):.3f}–{max(result.ratios):.3f}){verdict}"
+            f"| {name} | {result.database} | {ratio:.3f} ({min(result.ratios):.3f}–{max(result.ratios):.3f}){verdict}"
             f" | {'' if spec.target is None else f'≥ {spec.target}×'} | {statistics.median(result.rps):.0f}"
-            f" | {statistics.median(result.p99_ms):.1f} | {p50}{p50_verdict}"
+            f" | {p99_cell} | {p50}{p50_verdict}"
             f" | {'' if spec.p50_target is None else f'≤ {spec.p50_target} ms'}"
             f" | {'' if result.queries is None else result.queries} | {result.errors} |"
         )
@@ -346,8 +396,9 @@ def write_doc(results: list[Result], args, started: datetime) -> None:
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
     block = (
         f"{begin}\nMeasured {started:%Y-%m-%d %H:%M} UTC on {machine}; {args.entries} entries, "
-        f"{args.rounds} rounds of {args.duration} s, wrk 1 thread × 8 connections; baseline: bare WSGI app, same "
-        f"gunicorn settings.\n\n{table(results)}\n{end}"
+        f"{args.rounds} rounds of {args.duration} s, wrk 1 thread × 8 connections unless stated; baseline: bare WSGI "
+        f"app, same gunicorn settings (django_hello: the smallest Django project; asgi_hello: a bare ASGI app under "
+        f"uvicorn workers).\n\n{table(results)}\n{end}"
     )
     text = PERFORMANCE_DOC.read_text() if PERFORMANCE_DOC.exists() else ""
     if begin in text:

@@ -155,7 +155,7 @@ def prepare(kind: str, url: str, work: Path, entries: int, reseed: bool, env: di
     marker = work / f"search-seeded-{kind}-{entries}"
     if marker.exists() and not reseed:
         subprocess.run(
-            [sys.executable, "-m", "bench.search_seed", "--out", str(work / kind), "--cleanup"],
+            [sys.executable, "-m", "bench.search_seed", "--out", str(work / f"search-{kind}"), "--cleanup"],
             cwd=ROOT,
             env=env,
             check=True,
@@ -176,7 +176,15 @@ def prepare(kind: str, url: str, work: Path, entries: int, reseed: bool, env: di
         stale.unlink()
     print(f"[{kind}] seeding {entries} entries …", flush=True)
     subprocess.run(
-        [sys.executable, "-m", "bench.search_seed", "--entries", str(entries), "--out", str(work / kind)],
+        [
+            sys.executable,
+            "-m",
+            "bench.search_seed",
+            "--entries",
+            str(entries),
+            "--out",
+            str(work / f"search-{kind}"),
+        ],
         cwd=ROOT,
         env=env,
         check=True,
@@ -187,7 +195,7 @@ def prepare(kind: str, url: str, work: Path, entries: int, reseed: bool, env: di
 def measure(kind: str, mode: str | None, args, work: Path, env: dict) -> Run:
     label = f"{kind}-{mode}" if mode else kind
     run = Run(label)
-    out = work / kind
+    out = work / f"search-{kind}"
     reindex = ["reindex", "--full", "--json", "--no-progress"]
     if mode:
         reindex += ["--index", mode]
@@ -405,7 +413,8 @@ def main() -> int:
             "CMS_RATE_LIMIT_API": "100000000/m",
             "PYTHONPATH": str(ROOT),
         }
-        (work / kind).mkdir(parents=True, exist_ok=True)
+        # Its own directory: the REST benchmark keeps its token and id pool in work/<kind>.
+        (work / f"search-{kind}").mkdir(parents=True, exist_ok=True)
         prepare(kind, url, work, args.entries, args.reseed, env)
         modes = args.modes.split(",") if kind == "postgres" else [None]
         for mode in modes:

@@ -2,7 +2,8 @@
 
 Entries are written with bulk inserts rather than one service call each (100,000 service calls would take minutes and
 measure nothing we report); the collection and fields are created through the services, so the generated indexes are
-the real ones. The data is deterministic (fixed random seed).
+the real ones, and the search index is then built by ``manage.py reindex`` as an operator would. One image is
+uploaded through the media service for the download scenario. The data is deterministic (fixed random seed).
 
     python -m bench.seed --entries 100000 --out DIR
 """
@@ -77,7 +78,7 @@ def seed(entries: int, out: Path, pool: int = 5000) -> None:
     actor = Actor.system()
     Collection.objects.filter(slug="bench").delete()
     collection = schema.collection_create(
-        actor=actor, slug="bench", label="Bench", supports=["drafts", "revisions", "scheduling"]
+        actor=actor, slug="bench", label="Bench", supports=["drafts", "revisions", "scheduling", "search"]
     )
     for definition in (
         {"slug": "title", "label": "Title", "type": "string", "required": True},
@@ -138,8 +139,38 @@ def seed(entries: int, out: Path, pool: int = 5000) -> None:
                 batch = []
         if batch:
             Entry.objects.bulk_create(batch)
+    call_command("reindex", collection=["bench"], full=True, verbosity=0)
+    media_key = seed_media(admin=admin)
+    (out / "media_key").write_text(media_key)
     (out / "pool.txt").write_text("".join(f"{entry_id}\n" for entry_id in ids))
     write_pool(out)
+
+
+def seed_media(*, admin) -> str:
+    """Upload a 100 KB PNG (a typical web image's size) through the media service; returns its storage key."""
+    import io
+    import struct
+    import zlib
+
+    from apps.accounts.permissions import Actor
+    from apps.media import services as media
+
+    width, height = 256, 128
+    noise = random.Random(7)
+    # Random pixels do not compress, so the file is about width x height x 3 bytes, like a photo.
+    rows = b"".join(b"\x00" + noise.randbytes(width * 3) for _ in range(height))
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    png = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+    item, _ = media.media_upload(actor=Actor.for_session(admin), file=io.BytesIO(png), filename="bench.png")
+    return item.storage_key
 
 
 def write_pool(out: Path) -> None:

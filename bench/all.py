@@ -1,0 +1,220 @@
+"""`make bench`: every benchmark scenario on SQLite and PostgreSQL, then one table of every target and a chart.
+
+Runs, each in its own process and each writing its own detailed table to docs/performance.md:
+1. bench.run: REST (GET one, list 50 in each order, PATCH with `_rev`, create), MCP `content_get`/`content_list`, media
+   download and the mixed workload at 32 clients, as ratios to a bare WSGI app measured in the same rounds;
+2. bench.search: search (selective, common word, phrase, …) and suggest at 100,000 entries;
+3. bench.import_bench: a 10,000-post WordPress import, posts/s and peak memory.
+Then "Targets at a glance" in docs/performance.md and docs/performance.png from the newest results of each.
+
+    python -m bench.all [--skip search,import] [--summary-only] [-- arguments for bench.run]
+
+Arguments after `--` go to bench.run (e.g. `--rounds 5`); BENCH_SEARCH_ARGS and BENCH_IMPORT_ARGS (environment)
+to the other two. Search is measured with the default index (GIN on PostgreSQL); `make bench-search` also measures
+RUM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.run import PERFORMANCE_DOC, RESULTS, ROOT
+
+BEGIN, END = "<!-- bench:summary:begin -->", "<!-- bench:summary:end -->"
+CHART = ROOT / "docs" / "performance.png"
+
+
+@dataclass
+class Target:
+    what: str
+    database: str
+    measured: float | None
+    # "≥" (higher is better) or "<" (lower is better)
+    sense: str
+    goal: float
+    unit: str = ""
+    note: str = ""
+
+    @property
+    def met(self) -> bool | None:
+        if self.measured is None:
+            return None
+        return self.measured >= self.goal if self.sense == "≥" else self.measured < self.goal
+
+    @property
+    def score(self) -> float | None:
+        """Measured against the target as one number, 1 meaning exactly on target and more meaning better."""
+        if not self.measured:
+            return None
+        return self.measured / self.goal if self.sense == "≥" else self.goal / self.measured
+
+
+def newest(pattern: str) -> Path | None:
+    found = sorted(RESULTS.glob(pattern))
+    return found[-1] if found else None
+
+
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def rest_targets(path: Path) -> list[Target]:
+    results = json.loads(path.read_text())
+    by = {(r["scenario"], r["database"]): r for r in results}
+    targets = []
+    for database in ("postgres", "sqlite"):
+        get_one = by.get(("get_one", database))
+        if get_one:
+            targets.append(Target("REST GET one entry, ratio to bare hello world", database,
+                                  _median(get_one["ratios"]), "≥", 0.12, "×"))  # fmt: skip
+        lists = [r for (name, db), r in by.items() if name.startswith("list50_") and db == database]
+        if lists:
+            worst = min(lists, key=lambda r: statistics.median(r["ratios"]))
+            targets.append(Target("REST list 50, slowest order, ratio to bare hello world", database,
+                                  _median(worst["ratios"]), "≥", 0.045, "×", worst["scenario"]))  # fmt: skip
+        mcp = by.get(("mcp_get", database))
+        if mcp and get_one:
+            # Paired by round: both were measured against the same baseline in the same round.
+            paired = [m / r for m, r in zip(mcp["ratios"], get_one["ratios"], strict=False) if r]
+            targets.append(Target("MCP content_get ÷ REST GET one", database, _median(paired), "≥", 0.6, "×"))
+        mixed = by.get(("mixed32", database))
+        if mixed:
+            targets.append(Target("mixed workload, 32 clients, p99", database, _median(mixed["p99_ms"]), "<", 250,
+                                  " ms", f"{mixed['errors']} errors"))  # fmt: skip
+            targets.append(Target("mixed workload, 32 clients, errors", database, mixed["errors"], "<", 1))
+    return targets
+
+
+def search_targets(path: Path) -> list[Target]:
+    targets = []
+    for run in json.loads(path.read_text()):
+        if run["database"] == "postgres" and run.get("engine", "").lower().startswith("rum"):
+            continue  # the default index is GIN; RUM is measured by make bench-search for comparison
+        latency = {item["scenario"]: item for item in run["latency"]}
+        for name, label, goal in (
+            ("mid", "search p99, mid-frequency word, 100,000 entries", 25),
+            ("universal", "search p99, near-universal word, 100,000 entries", 150),
+            ("phrase_common", "search p99, phrase of common words (target as frequent term)", 150),
+            ("suggest_word", "suggest p99", 20),
+        ):
+            if name in latency:
+                targets.append(Target(label, run["database"], latency[name]["p99_ms"], "<", goal, " ms"))
+    return targets
+
+
+def import_targets(path: Path) -> list[Target]:
+    results = json.loads(path.read_text())
+    targets = []
+    for database, run in results["imports"].items():
+        targets.append(Target(f"WXR import of {run['posts']:,} posts, seconds", database, run["seconds"], "<", 30,
+                              " s", f"{run['postsPerSecond']} posts/s"))  # fmt: skip
+        targets.append(Target("WXR import, peak RSS", database, run["peakMB"], "<", 300, " MB"))
+    return targets
+
+
+def collect() -> tuple[list[Target], list[str]]:
+    targets: list[Target] = []
+    sources = []
+    for pattern, reader in (("2*.json", rest_targets), ("search-*.json", search_targets),
+                            ("import-*.json", import_targets)):  # fmt: skip
+        path = newest(pattern)
+        if path is not None:
+            targets += reader(path)
+            sources.append(path.name)
+    return targets, sources
+
+
+def summary_table(targets: list[Target]) -> str:
+    lines = ["| target | database | measured | goal | met |", "|---|---|---|---|---|"]
+    for target in targets:
+        measured = "—" if target.measured is None else f"{target.measured:.3g}{target.unit}"
+        if target.note:
+            measured += f" ({target.note})"
+        verdict = {True: "✅", False: "❌", None: "not measured"}[target.met]
+        lines.append(
+            f"| {target.what} | {target.database} | {measured} | {target.sense} {target.goal:g}{target.unit} "
+            f"| {verdict} |"
+        )
+    return "\n".join(lines)
+
+
+def write_summary(targets: list[Target], sources: list[str]) -> None:
+    block = (
+        f"{BEGIN}\nFrom the newest results of each part ({', '.join(sources)}); ratios are medians over rounds, "
+        f"each to the bare hello world measured in the same round.\n\n{summary_table(targets)}\n{END}"
+    )
+    text = PERFORMANCE_DOC.read_text() if PERFORMANCE_DOC.exists() else ""
+    if BEGIN in text:
+        text = text[: text.index(BEGIN)] + block + text[text.index(END) + len(END) :]
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    PERFORMANCE_DOC.write_text(text)
+
+
+def draw(targets: list[Target], path: Path = CHART) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display on servers and CI
+    import matplotlib.pyplot as plt
+
+    rows = [t for t in targets if t.score is not None]
+    labels = [f"{t.what} ({t.database})" for t in rows]
+    scores = [t.score for t in rows]
+    colors = ["#2e7d32" if t.met else "#c62828" for t in rows]
+    figure, axes = plt.subplots(figsize=(10, 0.36 * len(rows) + 1.4))
+    positions = list(range(len(rows)))[::-1]
+    axes.barh(positions, scores, color=colors, alpha=0.85)
+    axes.axvline(1.0, color="black", linewidth=1, label="target")
+    axes.set_yticks(positions, labels, fontsize=7)
+    axes.set_xscale("log")
+    axes.set_xlabel("measured against target (1 = on target; right of the line is better; log scale)")
+    axes.set_title("make bench: every target", fontsize=9)
+    axes.legend(loc="lower right", fontsize=8)
+    axes.grid(axis="x", alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--skip", type=lambda text: set(text.split(",")), default=set())
+    parser.add_argument("--summary-only", action="store_true")
+    parser.add_argument("rest_args", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    rest_args = [arg for arg in args.rest_args if arg != "--"]
+    if not args.summary_only:
+        steps = [
+            ("rest", ["bench.run", *rest_args]),
+            (
+                "search",
+                ["bench.search", "--modes", "gin", *shlex.split(os.environ.get("BENCH_SEARCH_ARGS", ""))],
+            ),
+            ("import", ["bench.import_bench", *shlex.split(os.environ.get("BENCH_IMPORT_ARGS", ""))]),
+        ]
+        for name, command in steps:
+            if name in args.skip:
+                continue
+            print(f"== make bench: {name} ==", flush=True)
+            subprocess.run([sys.executable, "-m", *command], cwd=ROOT, check=True)
+    targets, sources = collect()
+    write_summary(targets, sources)
+    print(summary_table(targets))
+    print(draw(targets).relative_to(ROOT))
+    # A missed target is a finding to read in the table, not a failed run.
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
