@@ -25,7 +25,7 @@ from apps.accounts.permissions import Actor, authorize
 from apps.content import services as content_services
 from apps.content.models import Entry, Status
 from apps.core import safehttp
-from apps.core.errors import CmsError, Conflict, ValidationError
+from apps.core.errors import CmsError, Conflict, PayloadTooLarge, ValidationError
 from apps.core.ids import new_id
 from apps.core.slugs import slugify
 from apps.importer import registry
@@ -79,8 +79,9 @@ def _store_upload(file: IO[bytes], name: str) -> int:
             if size > settings.CMS_IMPORT_MAX_BYTES:
                 target.close()
                 (import_dir() / name).unlink(missing_ok=True)
-                raise ValidationError(
-                    details={"file": f"The export is larger than {settings.CMS_IMPORT_MAX_BYTES} bytes."}
+                raise PayloadTooLarge(
+                    f"The export is larger than the limit of {settings.CMS_IMPORT_MAX_BYTES} bytes.",
+                    details={"file": f"At most {settings.CMS_IMPORT_MAX_BYTES} bytes."},
                 )
             target.write(chunk)
     return size
@@ -110,7 +111,8 @@ def analysis_create(*, actor: Actor, file: IO[bytes], filename: str, source: str
         raise ValidationError(details={"file": "The file is empty."})
     try:
         result = run_analysis(source, import_dir() / stored)
-    except CmsError:
+    except BaseException:
+        # Refused or not, an upload that did not become an analysis is never kept.
         (import_dir() / stored).unlink(missing_ok=True)
         raise
     return ImportAnalysis.objects.create(
