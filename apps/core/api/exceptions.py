@@ -38,8 +38,11 @@ def to_cms_error(exc: BaseException) -> errors.CmsError | None:
     if isinstance(exc, drf.ValidationError):
         return errors.ValidationError(details=flatten_errors(exc.detail) or {"body": str(exc.detail)})
     if isinstance(exc, drf.ParseError):
+        # DRF's multipart parser re-raises Django's error as a ParseError: the body was meant to be multipart.
+        expected = "multipart/form-data" if isinstance(exc.__context__, MultiPartParserError) else "JSON"
         return errors.ValidationError(
-            f"The request body could not be parsed: {exc.detail}", details={"body": "Expected valid JSON."}
+            f"The request body could not be parsed: {exc.detail}",
+            details={"body": f"Expected valid {expected}."},
         )
     if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):
         return errors.Unauthorized(str(exc.detail) if isinstance(exc, drf.AuthenticationFailed) else None)
