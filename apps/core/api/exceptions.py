@@ -70,6 +70,11 @@ def to_cms_error(exc: BaseException) -> errors.CmsError | None:
         )
     if isinstance(exc, TooManyFieldsSent):
         return errors.PayloadTooLarge("The request has too many fields.")
+    if errors.storage_full(exc):
+        # A write outside the media service (Django spooling an upload to a temporary file, say): the same 507. Code
+        # that writes files removes what it wrote itself; here there is only the answer left to give.
+        logger.error("storage full", exc_info=exc)
+        return errors.InsufficientStorage()
     if isinstance(exc, (OperationalError, InterfaceError)) and not str(exc).startswith(
         ("no such table", "no such column")
     ):

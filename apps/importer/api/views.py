@@ -61,7 +61,7 @@ class ImportViewSet(UploadLimitMixin, CmsViewSet):
         body={"multipart/form-data": AnalyzeIn, "application/json": AnalyzeRemoteIn},
         response=AnalysisOut,
         status=201,
-        errors=(404,),
+        errors=(404, 507),
         summary="Upload an export (or name a site and token) and analyse it",
     )
     def analyze(self, request):
