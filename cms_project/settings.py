@@ -474,7 +474,7 @@ CMS_IMPORT_MEDIA_REQUEST_SECONDS = env_int("CMS_IMPORT_MEDIA_REQUEST_SECONDS", 3
 # How long URL probing waits for the sources' probes (they run in parallel).
 CMS_IMPORT_PROBE_TIMEOUT = env_int("CMS_IMPORT_PROBE_TIMEOUT", 15)
 CMS_IMPORT_MAX_BYTES = env_int("CMS_IMPORT_MAX_BYTES", 2 * 1024 * 1024 * 1024)
-# Total bytes media may occupy; importing media stops when it would go over (unset: no limit).
+# Total bytes media may occupy: an upload or imported file that would go over it is refused with 507 (unset: no limit).
 CMS_MEDIA_QUOTA_BYTES = env_int("CMS_MEDIA_QUOTA_BYTES", 0) or None
 
 # --- Locale and time ------------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ error mapper read the same ``code``, ``status``, ``message`` and ``details``.
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 
 
@@ -103,6 +104,25 @@ class UnsupportedMediaType(CmsError):
     code = "UNSUPPORTED_MEDIA_TYPE"
     status = 415
     default_message = "Unsupported Content-Type."
+
+
+class InsufficientStorage(CmsError):
+    """The storage refused a write for want of space: the disk (or the OS quota of the server's user) is full.
+
+    Not the client's doing and not a bug, so neither 4xx nor a plain 500: RFC 4918's 507 says "retry once space is
+    freed". Whatever was partly written has been removed by the code that raises it."""
+
+    code = "INSUFFICIENT_STORAGE"
+    status = 507
+    default_message = "The server's storage is full: nothing was stored. Try again once space has been freed."
+
+
+_STORAGE_FULL = {errno.ENOSPC} | ({errno.EDQUOT} if hasattr(errno, "EDQUOT") else set())
+
+
+def storage_full(error: BaseException) -> bool:
+    """Whether an OSError says the disk, or the OS quota, is full."""
+    return isinstance(error, OSError) and error.errno in _STORAGE_FULL
 
 
 class RateLimited(CmsError):

@@ -1,8 +1,12 @@
-"""Errors of the import pipeline (SPEC §7 import rows), with their codes."""
+"""Errors of the import pipeline (SPEC §7 import rows), with their codes. The media quota is the media service's
+(``StorageQuotaExceeded``, enforced on every upload); it is named here too because SPEC §7 lists it for imports."""
 
 from __future__ import annotations
 
-from apps.core.errors import CmsError, ValidationError
+from apps.core.errors import ValidationError
+from apps.media.errors import StorageQuotaExceeded
+
+__all__ = ["InvalidImportFile", "StorageQuotaExceeded"]
 
 
 class InvalidImportFile(ValidationError):
@@ -14,11 +18,3 @@ class InvalidImportFile(ValidationError):
         if line:
             details["line"] = line
         super().__init__(f"The file cannot be imported: {message}{where}", details=details)
-
-
-class StorageQuotaExceeded(CmsError):
-    """SPEC §7 "storage quota exceeded: import stops and shows usage"; ``details`` has the usage."""
-
-    code = "STORAGE_QUOTA_EXCEEDED"
-    status = 507
-    default_message = "The media storage quota is exhausted."

@@ -45,7 +45,6 @@ from apps.core.slugs import slugify
 from apps.core.timefmt import now
 from apps.importer import registry, services
 from apps.importer.analysis import INTERNAL_TYPES, is_content_taxonomy
-from apps.importer.errors import StorageQuotaExceeded
 from apps.importer.items import Author, ImportItem, SiteInfo, Skipped, Term
 from apps.importer.models import ImportJob, ImportRecord, JobState
 from apps.menus import services as menu_services
@@ -298,8 +297,6 @@ class Runner:
             self.save(state=JobState.QUEUED)
         except DB_LOST as error:
             self._stop(JobState.PAUSED, "DATABASE_UNAVAILABLE", f"The database connection was lost: {error}")
-        except StorageQuotaExceeded as error:
-            self._stop(JobState.FAILED, error.code, error.message, error.details)
         except CmsError as error:
             self._stop(JobState.FAILED, error.code, error.message, error.details)
         except Exception as error:

@@ -19,17 +19,23 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Sum
 
 from apps.accounts.permissions import Actor, authorize
 from apps.content import services as content_services
 from apps.content.models import Entry, Status
 from apps.core import safehttp
-from apps.core.errors import CmsError, Conflict, ValidationError
+from apps.core.errors import (
+    CmsError,
+    Conflict,
+    InsufficientStorage,
+    PayloadTooLarge,
+    ValidationError,
+    storage_full,
+)
 from apps.core.ids import new_id
 from apps.core.slugs import slugify
 from apps.importer import registry
-from apps.importer.errors import InvalidImportFile, StorageQuotaExceeded
+from apps.importer.errors import InvalidImportFile
 from apps.importer.models import ImportAnalysis, ImportJob, ImportRecord, JobState
 from apps.importer.sources.wxr import WxrError
 from apps.media import services as media_services
@@ -69,20 +75,31 @@ def import_dir() -> Path:
 
 
 def _store_upload(file: IO[bytes], name: str) -> int:
-    """Copy the upload next to the other imports in chunks; its size in bytes."""
+    """Copy the upload next to the other imports in chunks; its size in bytes. Nothing is left of a copy that fails
+    (too large, disk full)."""
     size = 0
     if hasattr(file, "seek"):
         file.seek(0)
-    with open(import_dir() / name, "wb") as target:
-        while chunk := file.read(COPY_CHUNK):
-            size += len(chunk)
-            if size > settings.CMS_IMPORT_MAX_BYTES:
-                target.close()
-                (import_dir() / name).unlink(missing_ok=True)
-                raise ValidationError(
-                    details={"file": f"The export is larger than {settings.CMS_IMPORT_MAX_BYTES} bytes."}
-                )
-            target.write(chunk)
+    path = import_dir() / name
+    try:
+        with open(path, "wb") as target:
+            while chunk := file.read(COPY_CHUNK):
+                size += len(chunk)
+                if size > settings.CMS_IMPORT_MAX_BYTES:
+                    raise PayloadTooLarge(
+                        f"The export is larger than the limit of {settings.CMS_IMPORT_MAX_BYTES} bytes.",
+                        details={"file": f"At most {settings.CMS_IMPORT_MAX_BYTES} bytes."},
+                    )
+                target.write(chunk)
+    except BaseException as error:
+        path.unlink(missing_ok=True)
+        if storage_full(error):
+            logger.error("import directory full", exc_info=error)
+            raise InsufficientStorage(
+                "The server's storage is full: the export could not be kept for the import. Try again once space "
+                "has been freed."
+            ) from error
+        raise
     return size
 
 
@@ -110,7 +127,8 @@ def analysis_create(*, actor: Actor, file: IO[bytes], filename: str, source: str
         raise ValidationError(details={"file": "The file is empty."})
     try:
         result = run_analysis(source, import_dir() / stored)
-    except CmsError:
+    except BaseException:
+        # Refused or not, an upload that did not become an analysis is never kept.
         (import_dir() / stored).unlink(missing_ok=True)
         raise
     return ImportAnalysis.objects.create(
@@ -369,18 +387,6 @@ def record_put(site: str, kind: str, source_id: Any, **values: Any) -> ImportRec
 # --- media ----------------------------------------------------------------------------------------------------------
 
 
-def _quota_check(size: int) -> None:
-    quota = settings.CMS_MEDIA_QUOTA_BYTES
-    if not quota:
-        return
-    used = MediaItem.objects.aggregate(total=Sum("size"))["total"] or 0
-    if used + size > quota:
-        raise StorageQuotaExceeded(
-            f"Storing this file ({size} bytes) would exceed the media quota: {used} of {quota} bytes used.",
-            details={"usedBytes": used, "quotaBytes": quota, "neededBytes": size},
-        )
-
-
 def attachment_filename(url: str, attachment_id: Any) -> str:
     name = Path(urlsplit(url).path).name
     return name or f"attachment-{attachment_id}"
@@ -422,13 +428,14 @@ def media_import(
 ) -> dict[str, Any]:
     """Download each attachment through the safe HTTP client and store it through the media service (identical
     bytes are stored once, rule 7). A failed download is listed for manual handling and the others go on; a full
-    media quota stops the import (StorageQuotaExceeded). Featured images waiting for these attachments are linked.
+    media quota or a full disk stops the import (StorageQuotaExceeded, InsufficientStorage: the next file would not
+    fit either). Featured images waiting for these attachments are linked.
 
     With a ``deadline`` (a ``time.monotonic()`` value) no new download starts after it; the attachments not reached
     are answered as ``remaining`` for the caller to send again (at least one is always done, so each call advances).
 
-    Each file is stored in its own transaction, outermost, as the media service asks: a failure later never leaves
-    an unreferenced file behind."""
+    Each file is stored in its own media transaction together with its import record: if recording it fails, the
+    stored file is deleted with the rolled-back row, never left behind unreferenced."""
     authorize(actor, "import.run")
     system = Actor.system()
     imported: list[dict[str, Any]] = []
@@ -457,12 +464,8 @@ def media_import(
                 status = "failed"
             else:
                 with spool:
-                    spool.seek(0, 2)
-                    size = spool.tell()
-                    spool.seek(0)
-                    _quota_check(size)
                     try:
-                        with transaction.atomic():
+                        with media_services.media_transaction():
                             item, deduplicated = media_services.media_upload(
                                 actor=system, file=spool, filename=filename
                             )
@@ -470,6 +473,9 @@ def media_import(
                             ImportRecord.objects.filter(
                                 site=where, kind="media_failed", source_id=str(source_id)
                             ).delete()
+                    except InsufficientStorage:
+                        # SPEC §7: a full quota stops the import, and so does a full disk: no later file would fit.
+                        raise
                     except CmsError as error:
                         failed.append({"id": source_id, "url": url, "error": error.message})
                         record_put(

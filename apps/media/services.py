@@ -2,27 +2,36 @@
 
 An upload is analysed before anything is stored (hash, size, MIME type from the bytes, dimensions); a file of a type
 outside the allow-list is refused; bytes identical to an existing item's return that item (``deduplicated``) and are
-not stored again. Deleting a record deletes its file once no other record names it, after the transaction commits, so
-a rolled-back delete never loses a file.
+not stored again; a file that would take the media past ``CMS_MEDIA_QUOTA_BYTES`` is refused (507). Deleting a record
+deletes its file once no other record names it, after the transaction commits, so a rolled-back delete never loses a
+file.
+
+The reverse holds for uploads: a stored file whose record does not commit is deleted, so no file is left that no
+record names. A full disk while writing (ENOSPC, EDQUOT) is 507 ``INSUFFICIENT_STORAGE``, with the part already
+written removed.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import PurePosixPath
 from typing import IO, Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Sum
 
 from apps.accounts.permissions import Actor, authorize
 from apps.core import events
 from apps.core.db import transaction_lock
-from apps.core.errors import ValidationError
+from apps.core.errors import InsufficientStorage, ValidationError, storage_full
 from apps.core.ids import new_id
 from apps.media import storage
 from apps.media.analysis import Analysis, analyse, mime_allowed, same_bytes
-from apps.media.errors import MediaTooLarge, MediaTypeRefused
+from apps.media.errors import MediaTooLarge, MediaTypeRefused, StorageQuotaExceeded
 from apps.media.models import MediaItem
 
 logger = logging.getLogger("cms.media")
@@ -57,6 +66,76 @@ def _check_size(size: int) -> None:
         )
 
 
+def _check_quota(size: int) -> None:
+    quota = settings.CMS_MEDIA_QUOTA_BYTES
+    if not quota:
+        return
+    used = MediaItem.objects.aggregate(total=Sum("size"))["total"] or 0
+    if used + size > quota:
+        raise StorageQuotaExceeded(
+            f"Storing this file ({size} bytes) would exceed the media quota: {used} of {quota} bytes used.",
+            details={"usedBytes": used, "quotaBytes": quota, "neededBytes": size},
+        )
+
+
+# The keys stored inside the innermost media_transaction block, for it to delete unless its transaction commits.
+_stored_keys: ContextVar[list[str] | None] = ContextVar("media_stored_keys", default=None)
+
+
+@contextmanager
+def media_transaction() -> Iterator[None]:
+    """``transaction.atomic()`` that deletes the files ``media_upload`` stored inside it when it does not commit.
+
+    Django has no rollback hook, and a file is not part of the database transaction: without this, a record rolled
+    back after its file was written (a failing insert, a failing event handler, a caller's later step failing)
+    leaves a file that nothing names. ``media_upload`` runs in one. A caller that stores media and then writes more
+    in the same transaction (the importer records what each attachment became) wraps both in one too: a nested
+    block hands its files to the enclosing one, whose transaction decides. Inside a plain ``atomic`` of a caller
+    that later rolls back, the file is left behind; such callers use this block instead.
+    """
+    stored: list[str] = []
+    token = _stored_keys.set(stored)
+    try:
+        with transaction.atomic():
+            yield
+            # Set when the block caught an error of an inner atomic, or asked for it: it ends in a rollback.
+            rolled_back = transaction.get_rollback()
+    except BaseException:
+        _delete_files(stored)
+        raise
+    finally:
+        _stored_keys.reset(token)
+    if rolled_back:
+        _delete_files(stored)
+        return
+    enclosing = _stored_keys.get()
+    if enclosing is not None:
+        enclosing.extend(stored)
+
+
+def _delete_files(keys: list[str]) -> None:
+    for key in keys:
+        _delete_file(key)
+    keys.clear()
+
+
+def _store(file: IO[bytes], key: str) -> str:
+    """Write the bytes under ``key`` (a new key: nothing else is there); the key they were stored under."""
+    backend = storage.media_storage()
+    try:
+        return backend.save(key, file)
+    except BaseException as error:
+        # Storage backends do not remove what they wrote before failing (FileSystemStorage leaves the partial
+        # file); the key is new, so whatever is there is that part.
+        _delete_file(key)
+        if storage_full(error):
+            logger.error("media storage full", exc_info=error, extra={"key": key})
+            raise InsufficientStorage(
+                "The media storage is full: the file was not stored. Try again once space has been freed."
+            ) from error
+        raise
+
+
 def _duplicate_of(analysis: Analysis, stream: IO[bytes]) -> MediaItem | None:
     """An existing item with exactly these bytes: same hash and size, confirmed byte for byte."""
     candidates = MediaItem.objects.filter(content_hash=analysis.content_hash, size=analysis.size).order_by(
@@ -76,12 +155,18 @@ def _duplicate_of(analysis: Analysis, stream: IO[bytes]) -> MediaItem | None:
     return None
 
 
-@transaction.atomic
 def media_upload(
     *, actor: Actor, file: IO[bytes], filename: str, alt: str = "", caption: str = ""
 ) -> tuple[MediaItem, bool]:
     """Store uploaded bytes and record them. Returns (item, deduplicated): identical bytes already stored give the
     existing item and store nothing."""
+    with media_transaction():
+        return _upload(actor=actor, file=file, filename=filename, alt=alt, caption=caption)
+
+
+def _upload(
+    *, actor: Actor, file: IO[bytes], filename: str, alt: str, caption: str
+) -> tuple[MediaItem, bool]:
     authorize(actor, "media.create")
     analysis = analyse(file)
     _check_size(analysis.size)
@@ -96,32 +181,26 @@ def media_upload(
             sender=MediaItem, media=existing, action="upload", deduplicated=True, actor=actor
         )
         return existing, True
+    # After deduplication: bytes already stored take no more room.
+    _check_quota(analysis.size)
     name = clean_filename(filename)
     item_id = new_id()
-    key = storage.media_storage().save(storage.new_key(name, analysis.extension, item_id=item_id), file)
-    try:
-        item = MediaItem.objects.create(
-            id=item_id,
-            filename=name,
-            mime_type=analysis.mime_type,
-            size=analysis.size,
-            width=analysis.width,
-            height=analysis.height,
-            storage_key=key,
-            content_hash=analysis.content_hash,
-            alt=alt or "",
-            caption=caption or "",
-            author=actor.user,
-        )
-        events.media_changed.send(
-            sender=MediaItem, media=item, action="upload", deduplicated=False, actor=actor
-        )
-    except BaseException:
-        # The record was not written: do not leave its file behind.
-        storage.media_storage().delete(key)
-        raise
-    # Called inside a caller's larger transaction that later rolls back, the file stays behind unreferenced (Django
-    # has no rollback hook): callers make this the outermost transaction, as the REST view and the admin do.
+    key = _store(file, storage.new_key(name, analysis.extension, item_id=item_id))
+    _stored_keys.get().append(key)
+    item = MediaItem.objects.create(
+        id=item_id,
+        filename=name,
+        mime_type=analysis.mime_type,
+        size=analysis.size,
+        width=analysis.width,
+        height=analysis.height,
+        storage_key=key,
+        content_hash=analysis.content_hash,
+        alt=alt or "",
+        caption=caption or "",
+        author=actor.user,
+    )
+    events.media_changed.send(sender=MediaItem, media=item, action="upload", deduplicated=False, actor=actor)
     return item, False
 
 

@@ -1,7 +1,9 @@
-"""An upload handler that stops reading a multipart body once its files exceed ``CMS_MAX_UPLOAD_BYTES``.
+"""Upload size limits of multipart endpoints: refused with 413 before the body is read when the declared length is
+far over the limit, and while it is read once its files pass the limit (when no length or a wrong one is declared).
 
-Django's other handlers (memory, then a temporary file) still store the bytes; this one only counts them, first in the
-chain, so an oversized or lying upload is refused with 413 after at most the limit has been read.
+``UploadLimitHandler`` goes first in Django's upload handler chain and only counts bytes; the others (memory, then a
+temporary file) still store them. ``UploadLimitMixin`` installs it on a viewset, with the limit named by
+``upload_limit_setting``: media uploads use ``CMS_MAX_UPLOAD_BYTES``, import uploads ``CMS_IMPORT_MAX_BYTES``.
 """
 
 from __future__ import annotations
@@ -11,15 +13,19 @@ from django.core.files.uploadhandler import FileUploadHandler
 
 from apps.media.errors import MediaTooLarge
 
+# Room for the multipart envelope (boundaries, part headers, other fields) on top of the file itself.
+MULTIPART_OVERHEAD = 64 * 1024
+
 
 class UploadLimitHandler(FileUploadHandler):
-    def __init__(self, request=None):
+    def __init__(self, request=None, limit: int | None = None):
         super().__init__(request)
+        self.limit = limit
         self.received = 0
 
     def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes:
         self.received += len(raw_data)
-        limit = settings.CMS_MAX_UPLOAD_BYTES
+        limit = self.limit if self.limit is not None else settings.CMS_MAX_UPLOAD_BYTES
         if self.received > limit:
             raise MediaTooLarge(
                 f"The upload exceeds the limit of {limit} bytes.", details={"file": f"At most {limit} bytes."}
@@ -29,3 +35,33 @@ class UploadLimitHandler(FileUploadHandler):
     def file_complete(self, file_size: int):
         # Not this handler's job to build the file: the next handler in the chain does.
         return None
+
+
+class UploadLimitMixin:
+    """For a CmsViewSet taking multipart uploads: the limit of ``upload_limit_setting`` applies to their files."""
+
+    upload_limit_setting = "CMS_MAX_UPLOAD_BYTES"
+
+    def upload_limit(self) -> int:
+        return getattr(settings, self.upload_limit_setting)
+
+    def initialize_request(self, request, *args, **kwargs):
+        # First thing, before anything (a session's CSRF check) may read the body: stop reading it at the limit,
+        # whatever length the client declared.
+        if request.content_type.startswith("multipart/"):
+            request.upload_handlers.insert(0, UploadLimitHandler(request, limit=self.upload_limit()))
+        return super().initialize_request(request, *args, **kwargs)
+
+    def validate_body(self, spec, request):
+        limit = self.upload_limit()
+        declared = request.META.get("CONTENT_LENGTH") or ""
+        if (
+            request.content_type.startswith("multipart/")
+            and declared.isdigit()
+            and int(declared) > limit + MULTIPART_OVERHEAD
+        ):
+            raise MediaTooLarge(
+                f"The upload is {declared} bytes; files may have at most {limit} bytes.",
+                details={"file": f"At most {limit} bytes."},
+            )
+        return super().validate_body(spec, request)

@@ -38,8 +38,11 @@ def to_cms_error(exc: BaseException) -> errors.CmsError | None:
     if isinstance(exc, drf.ValidationError):
         return errors.ValidationError(details=flatten_errors(exc.detail) or {"body": str(exc.detail)})
     if isinstance(exc, drf.ParseError):
+        # DRF's multipart parser re-raises Django's error as a ParseError: the body was meant to be multipart.
+        expected = "multipart/form-data" if isinstance(exc.__context__, MultiPartParserError) else "JSON"
         return errors.ValidationError(
-            f"The request body could not be parsed: {exc.detail}", details={"body": "Expected valid JSON."}
+            f"The request body could not be parsed: {exc.detail}",
+            details={"body": f"Expected valid {expected}."},
         )
     if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):
         return errors.Unauthorized(str(exc.detail) if isinstance(exc, drf.AuthenticationFailed) else None)
@@ -67,6 +70,11 @@ def to_cms_error(exc: BaseException) -> errors.CmsError | None:
         )
     if isinstance(exc, TooManyFieldsSent):
         return errors.PayloadTooLarge("The request has too many fields.")
+    if errors.storage_full(exc):
+        # A write outside the media service (Django spooling an upload to a temporary file, say): the same 507. Code
+        # that writes files removes what it wrote itself; here there is only the answer left to give.
+        logger.error("storage full", exc_info=exc)
+        return errors.InsufficientStorage()
     if isinstance(exc, (OperationalError, InterfaceError)) and not str(exc).startswith(
         ("no such table", "no such column")
     ):

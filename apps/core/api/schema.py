@@ -25,7 +25,8 @@ ERROR_DESCRIPTIONS = {
     413: "The request body is too large (PAYLOAD_TOO_LARGE).",
     415: "The Content-Type of the request body is not one this endpoint takes (UNSUPPORTED_MEDIA_TYPE).",
     429: "Rate limited (RATE_LIMITED); see the Retry-After header.",
-    507: "Storage quota exceeded (STORAGE_QUOTA_EXCEEDED); details show the usage.",
+    507: "Out of storage: the disk is full (INSUFFICIENT_STORAGE), or the media quota is reached "
+    "(STORAGE_QUOTA_EXCEEDED, details show the usage); nothing was stored.",
     503: "Temporarily unavailable (SERVICE_UNAVAILABLE); see the Retry-After header.",
 }
 

@@ -38,14 +38,17 @@ from apps.importer.api.serializers import (
     present_analysis,
     present_job,
 )
+from apps.media.uploads import UploadLimitMixin
 
 
 def _mappings(raw: dict | None) -> dict:
     return {name: dict(mapping) for name, mapping in (raw or {}).items()}
 
 
-class ImportViewSet(CmsViewSet):
+class ImportViewSet(UploadLimitMixin, CmsViewSet):
     parser_classes = [JSONParser, MultiPartParser]
+    # An export over the limit is refused while it is read, before Django has spooled all of it to a temporary file.
+    upload_limit_setting = "CMS_IMPORT_MAX_BYTES"
 
     @endpoint("import.run", body=ProbeIn, response=ProbeOut, summary="Detect the platform behind a URL")
     def probe(self, request):
@@ -58,7 +61,7 @@ class ImportViewSet(CmsViewSet):
         body={"multipart/form-data": AnalyzeIn, "application/json": AnalyzeRemoteIn},
         response=AnalysisOut,
         status=201,
-        errors=(404,),
+        errors=(404, 507),
         summary="Upload an export (or name a site and token) and analyse it",
     )
     def analyze(self, request):

@@ -14,8 +14,10 @@ The format, as WordPress's exporter writes it (wp-admin/includes/export.php) and
 ``http(s)://wordpress.org/export/1.N/`` of any version, ``excerpt:`` the same with ``excerpt/``, ``content:`` the
 RSS content module, ``dc:`` Dublin Core. Elements of any other namespace are not WXR, whatever prefix they use.
 
-A file that is not XML, not well-formed, declares entities, or has no valid ``wp:wxr_version`` before its first
-author, term or item stops with a ``WxrError`` naming the line (SPEC §7: an invalid file stops the import).
+A file that is not XML, not well-formed, declares entities, refers to an external DTD, nests elements more than
+``MAX_DEPTH`` deep, holds a single tag or comment over ``MAX_MARKUP_BYTES``, or has no valid ``wp:wxr_version`` before
+its first author, term or item stops with a ``WxrError`` naming the line (SPEC §7: an invalid file stops the import).
+WordPress writes none of these; each would let a small file cost unbounded time or memory, or reach other files.
 A single item whose content cannot be converted is still yielded, with ``content=None``, its original content and
 ``conversion_error`` (SPEC §7: saved as a draft, the import goes on).
 """
@@ -33,7 +35,7 @@ from email.utils import parsedate_to_datetime
 from typing import IO, Any
 
 import defusedxml.ElementTree as DefusedElementTree
-from defusedxml import DefusedXmlException
+from defusedxml import DefusedXmlException, DTDForbidden
 
 from apps.importer.blocks.convert import content_to_portable_text
 from apps.importer.items import (
@@ -74,6 +76,13 @@ _HEADER = {
     ("wp", "base_blog_url"): "base_blog_url",
 }
 _NO_DATE = "0000-00-00 00:00:00"
+# WordPress nests at most 6 levels (rss, channel, item, wp:comment, wp:commentmeta, wp:meta_key). Nothing is cleared
+# from the tree until its channel child ends, so without a bound a deeply nested file is held whole in memory.
+MAX_DEPTH = 64
+# The longest single piece of markup (a start tag with its attributes, a comment, a processing instruction). Text and
+# CDATA are not markup in this sense: expat reports them as they arrive, so long posts are not limited by it.
+MAX_MARKUP_BYTES = 1024 * 1024
+READ_BYTES = 64 * 1024
 
 
 class WxrError(Exception):
@@ -90,7 +99,8 @@ class NotWxr(WxrError):
 
 
 class MalformedWxr(WxrError):
-    """Not well-formed XML, or XML with constructs we refuse (entity declarations, external entities)."""
+    """Not well-formed XML, or XML with constructs we refuse (entity declarations, external entities or DTDs, deep
+    nesting, oversized markup)."""
 
 
 def read_wxr(source: str | os.PathLike | IO[bytes], *, convert: bool = True) -> Iterator[Record]:
@@ -102,22 +112,87 @@ def read_wxr(source: str | os.PathLike | IO[bytes], *, convert: bool = True) -> 
     builder = _LineTrackingBuilder()
     parser = DefusedElementTree.DefusedXMLParser(target=builder)
     expat = builder.expat = parser.parser
+    # defusedxml lets a DOCTYPE naming an external DTD through (only entities are refused); expat does not fetch it
+    # today, but nothing in a WordPress export needs one, and refusing it keeps that true whatever the parser.
+    expat.StartDoctypeDeclHandler = _refuse_external_dtd
     state = _State(convert)
+    handle = source if hasattr(source, "read") else open(source, "rb")  # noqa: SIM115 (closed below)
     try:
-        events = DefusedElementTree.iterparse(source, events=("start", "end"), parser=parser)
-        for event, element in events:
+        events = DefusedElementTree.iterparse(
+            _MarkupLimit(handle, expat), events=("start", "end"), parser=parser
+        )
+        for event, element in _readable(events, expat):
             yield from state.handle(event, element, builder.lines)
     except ElementTree.ParseError as error:
         line, column = error.position
         reason = str(error).split(":", 1)[0]
         raise MalformedWxr(f"The file is not well-formed XML ({reason}, column {column}).", line) from error
+    except DTDForbidden as error:
+        raise MalformedWxr(
+            "The file refers to an external document type definition (<!DOCTYPE … SYSTEM or PUBLIC …>); WordPress "
+            "exports never do, and it is refused because it would load definitions from another file or host.",
+            expat.CurrentLineNumber,
+        ) from error
     except DefusedXmlException as error:
         raise MalformedWxr(
             "The file declares XML entities or refers to external ones; WordPress exports never do, and they are "
             "refused because they can expand without limit or read other files.",
             expat.CurrentLineNumber,
         ) from error
+    finally:
+        if handle is not source:
+            handle.close()
     yield from state.finish(expat.CurrentLineNumber)
+
+
+def _readable(events: Iterator[Any], expat: Any) -> Iterator[Any]:
+    """The parser's events; an encoding the XML declaration names that Python cannot decode byte by byte stops the
+    file (expat asks Python's codecs for any encoding it lacks, which fail with LookupError, ValueError or
+    UnicodeError, none of them a ParseError)."""
+    try:
+        yield from events
+    except DefusedXmlException:
+        raise
+    except (LookupError, ValueError) as error:
+        raise MalformedWxr(
+            "The XML declaration names an encoding that cannot be read; WordPress exports are UTF-8 or use a "
+            "single-byte character set such as ISO-8859-1.",
+            expat.CurrentLineNumber,
+        ) from error
+
+
+def _refuse_external_dtd(
+    name: str, system_id: str | None, public_id: str | None, internal_subset: bool
+) -> None:
+    if system_id is not None or public_id is not None:
+        raise DTDForbidden(name, system_id, public_id)
+
+
+class _MarkupLimit:
+    """The file as iterparse reads it, refused once one piece of markup outgrows ``MAX_MARKUP_BYTES``.
+
+    expat before 2.6 scans an unfinished token again from its start whenever more bytes arrive, so one huge attribute
+    value or comment costs time quadratic in its size (20 MB took 20 s, a 2 GB upload would take days). The limit
+    bounds that; reads of 64 KB rather than iterparse's 16 KB make the rescans rarer while keeping the tree parsed
+    ahead of the reader small. Between reads expat's position is the start of the token it has not finished, so the
+    bytes fed since then are that token's length so far.
+    """
+
+    def __init__(self, handle: IO[bytes], expat: Any) -> None:
+        self.handle = handle
+        self.expat = expat
+        self.fed = 0
+
+    def read(self, _size: int = -1) -> bytes:
+        if self.fed - max(self.expat.CurrentByteIndex, 0) > MAX_MARKUP_BYTES:
+            raise MalformedWxr(
+                f"A single tag, attribute value or comment is longer than {MAX_MARKUP_BYTES // (1024 * 1024)} MB; "
+                "WordPress exports have none this long (post content is text or CDATA, which is not limited).",
+                self.expat.CurrentLineNumber,
+            )
+        data = self.handle.read(READ_BYTES)
+        self.fed += len(data)
+        return data
 
 
 class _LineTrackingBuilder(ElementTree.TreeBuilder):
@@ -135,6 +210,11 @@ class _LineTrackingBuilder(ElementTree.TreeBuilder):
         self.lines: dict[int, int] = {}
 
     def start(self, tag: str, attrs: dict[str, str]) -> ElementTree.Element:
+        if self.depth >= MAX_DEPTH:
+            raise MalformedWxr(
+                f"Elements are nested more than {MAX_DEPTH} levels deep; WordPress exports nest at most 6.",
+                self.expat.CurrentLineNumber,
+            )
         element = super().start(tag, attrs)
         self.depth += 1
         if self.depth == 3:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 
-from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
@@ -34,37 +33,13 @@ from apps.media.api.serializers import (
     MediaUploadIn,
     present_media,
 )
-from apps.media.errors import MediaTooLarge
-from apps.media.uploads import UploadLimitHandler
+from apps.media.uploads import UploadLimitMixin
 
-# Room for the multipart envelope (boundaries, part headers, alt and caption) on top of the file itself.
-MULTIPART_OVERHEAD = 64 * 1024
 CHUNK = 64 * 1024
 
 
-class MediaViewSet(CmsViewSet):
+class MediaViewSet(UploadLimitMixin, CmsViewSet):
     parser_classes = [JSONParser, MultiPartParser]
-
-    def initialize_request(self, request, *args, **kwargs):
-        # First thing, before anything (a session's CSRF check) may read the body: stop reading it at the limit,
-        # whatever length the client declared.
-        if request.content_type.startswith("multipart/"):
-            request.upload_handlers.insert(0, UploadLimitHandler(request))
-        return super().initialize_request(request, *args, **kwargs)
-
-    def validate_body(self, spec, request):
-        limit = settings.CMS_MAX_UPLOAD_BYTES
-        declared = request.META.get("CONTENT_LENGTH") or ""
-        if (
-            request.content_type.startswith("multipart/")
-            and declared.isdigit()
-            and int(declared) > limit + MULTIPART_OVERHEAD
-        ):
-            raise MediaTooLarge(
-                f"The upload is {declared} bytes; files may have at most {limit} bytes.",
-                details={"file": f"At most {limit} bytes."},
-            )
-        return super().validate_body(spec, request)
 
     @endpoint(
         "media.read",
@@ -86,14 +61,15 @@ class MediaViewSet(CmsViewSet):
         response=MediaCreatedOut,
         status=201,
         also=(200,),
-        errors=(413, 415),
+        errors=(413, 415, 507),
         error_code="MEDIA_CREATE_ERROR",
         summary="Upload a file, or record one already in storage",
     )
     def create(self, request):
         """Multipart with ``file`` uploads bytes; JSON with ``storageKey`` records a file already in storage. The type
         is detected from the content and must be allowed (415 otherwise); a file over the size limit is 413. Bytes
-        identical to an existing item answer that item with ``deduplicated: true`` and status 200."""
+        identical to an existing item answer that item with ``deduplicated: true`` and status 200. A full disk, or a
+        file that would pass the media quota, is 507 and stores nothing."""
         actor = actor_from_request(request)
         body = self.body
         if "file" in body:
