@@ -1,6 +1,6 @@
 """`make stress`: the server under sustained load and faults, each scenario ending with a pass/fail verdict.
 
-    python -m bench.stress [--db sqlite,postgres] [--minutes 10] [--only mixed,kill_worker,db_restart] [--smoke]
+    python -m bench.stress [--db sqlite,postgres] [--minutes 10] [--only mixed,kill_worker,db_restart,rev_race,fault_tests] [--smoke]
 
 Scenarios (each against a real gunicorn server with the `make run` configuration, on a small seeded database):
 
@@ -11,6 +11,11 @@ Scenarios (each against a real gunicorn server with the `make run` configuration
   afterwards every entry whose creation was answered exists, and no partial write is left: every entry has its
   revision, no revision belongs to a missing entry, and (once search is installed) no search document to a missing
   entry. Clients see failures only for requests in flight on the killed worker (connection errors, never a 5xx).
+- ``rev_race``: 20 clients PATCH one entry with the same ``_rev`` at once, round after round: exactly one 200 per
+  round, 409 for the rest, and no lost update (a counter advanced by every winner equals the rounds).
+- ``fault_tests``: the fault scenarios that need to reach inside the process, as tests run on the database (a worker
+  killed during an import resumes to the same final state, a full disk or quota during upload and import leaves no
+  orphan file or record, concurrent ``_rev`` writers, the XML attack corpus).
 - ``db_restart`` (PostgreSQL only): PostgreSQL is restarted under load; while it is down the API answers 503 in the
   envelope with ``Retry-After``, and afterwards it answers 200 again without restarting the server.
 
@@ -369,7 +374,102 @@ def scenario_db_restart(kind, url, env, token, ids, seconds) -> Verdict:
     return verdict
 
 
-SCENARIOS = {"mixed": scenario_mixed, "kill_worker": scenario_kill_worker, "db_restart": scenario_db_restart}
+def scenario_rev_race(kind, url, env, token, ids, seconds) -> Verdict:
+    """20 clients PATCH one entry at once, all with the same `_rev`, round after round: each round exactly one wins
+    (200) and the others get 409; every winner's write is kept (no lost update: the final counter equals the rounds)."""
+    verdict = Verdict("rev_race", kind, True)
+    server = Server("cms_project.wsgi", env)
+    clients, rounds, problems = 20, 0, []
+    statuses: Counter[str] = Counter()
+    try:
+        server.wait("/_cms/api/health")
+        session = requests.Session()
+        session.headers["Authorization"] = f"Bearer {token}"
+        entry = session.post(
+            f"{server.url}{COLLECTION}", json={"data": {"title": f"race {time.time()}", "price": 0}}
+        )
+        entry_id = entry.json()["data"]["item"]["id"]
+        barrier = threading.Barrier(clients)
+
+        def attempt(rev: str, value: int) -> int:
+            with requests.Session() as own:
+                own.headers["Authorization"] = f"Bearer {token}"
+                barrier.wait()
+                return own.patch(
+                    f"{server.url}{COLLECTION}/{entry_id}",
+                    json={"data": {"price": value}, "_rev": rev},
+                    timeout=30,
+                ).status_code
+
+        deadline = time.monotonic() + seconds
+        with ThreadPoolExecutor(clients) as pool:
+            while time.monotonic() < deadline:
+                current = session.get(f"{server.url}{COLLECTION}/{entry_id}").json()["data"]
+                rounds += 1
+                # Every client writes the next counter value; whichever wins, the counter must advance by one.
+                rev, value = current["_rev"], current["item"]["data"]["price"] + 1
+                codes = list(pool.map(lambda _, rev=rev, value=value: attempt(rev, value), range(clients)))
+                statuses.update(str(code) for code in codes)
+                if codes.count(200) != 1 or codes.count(409) != clients - 1:
+                    problems.append(f"round {rounds}: {sorted(Counter(codes).items())}")
+        final_price = session.get(f"{server.url}{COLLECTION}/{entry_id}").json()["data"]["item"]["data"][
+            "price"
+        ]
+    finally:
+        server.stop()
+    verdict.facts = {
+        "clients": clients,
+        "rounds": rounds,
+        "statuses": dict(statuses),
+        "final_price": final_price,
+    }
+    verdict.problems = problems[:5]
+    if final_price != rounds:
+        verdict.problems.append(f"lost update: {rounds} rounds won but the counter is {final_price}")
+    verdict.passed = not verdict.problems
+    return verdict
+
+
+# Fault scenarios that need to reach inside the process (a full disk, a worker killed between an import's batches)
+# are tests; make stress runs them on each database and turns their outcome into a verdict.
+FAULT_TESTS = [
+    "tests/importer/test_import_command_and_worker.py",
+    "tests/media/test_storage_full.py",
+    "tests/importer/test_import_storage_full.py",
+    "tests/content/test_concurrency.py",
+    "tests/core/test_xml_attacks.py",
+]
+
+
+def scenario_fault_tests(kind, url, env, token, ids, seconds) -> Verdict:
+    verdict = Verdict("fault_tests", kind, True)
+    test_url = (
+        url
+        if kind == "postgres"
+        else f"sqlite:///{Path(url.removeprefix('sqlite:///')).parent / 'faults.sqlite3'}"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", *FAULT_TESTS],
+        cwd=ROOT,
+        env={**env, "DATABASE_URL": test_url},
+        capture_output=True,
+        text=True,
+    )
+    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-300:]
+    verdict.facts = {"files": FAULT_TESTS, "summary": summary}
+    if done.returncode != 0:
+        verdict.problems.append(summary)
+    verdict.passed = not verdict.problems
+    return verdict
+
+
+SCENARIOS = {
+    "mixed": scenario_mixed,
+    "kill_worker": scenario_kill_worker,
+    "db_restart": scenario_db_restart,
+    "rev_race": scenario_rev_race,
+    "fault_tests": scenario_fault_tests,
+}
 
 
 def main() -> int:
@@ -387,7 +487,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.smoke:
         args.db, args.minutes, args.entries = args.db or "sqlite", 0.1, 200
-        args.only = [name for name in args.only if name != "db_restart"]
+        # The restart needs PostgreSQL, and the fault tests already run in make test.
+        args.only = [name for name in args.only if name not in ("db_restart", "fault_tests")]
     args.db = args.db or "sqlite,postgres"
     RESULTS.mkdir(parents=True, exist_ok=True)
     work = args.work or RESULTS / ("stress-smoke-work" if args.smoke else "stress-work")

@@ -1,5 +1,6 @@
-"""`make stress` in miniature, on the database of the current test pass: a few seconds of mixed load and of gunicorn
-workers killed during writes must end with every verdict passed (bench/stress.py has the scenarios and their checks).
+"""`make stress` in miniature, on the database of the current test pass: a few seconds of mixed load, of gunicorn
+workers killed during writes and of 20 clients racing on one `_rev` must end with every verdict passed
+(bench/stress.py has the scenarios and their checks).
 PostgreSQL's restart scenario only runs in `make stress`: restarting the server would break the parallel tests."""
 
 from __future__ import annotations
@@ -47,4 +48,8 @@ def test_stress_smoke_passes_every_verdict(tmp_path):
         line.split(" {")[0] for line in completed.stdout.splitlines() if line.startswith(f"[{database}] ")
     ]
     verdicts = [line for line in verdicts if line.endswith(("PASS", "FAIL"))]
-    assert verdicts == [f"[{database}] mixed: PASS", f"[{database}] kill_worker: PASS"], completed.stdout
+    assert verdicts == [
+        f"[{database}] mixed: PASS",
+        f"[{database}] kill_worker: PASS",
+        f"[{database}] rev_race: PASS",
+    ], completed.stdout
