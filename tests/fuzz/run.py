@@ -3,7 +3,8 @@
 A scratch database (SQLite, or PostgreSQL from FUZZ_DATABASE_URL) is migrated, the first admin and a token created,
 a `posts` collection added so content routes have something to find, and gunicorn started with the `make run`
 configuration. schemathesis then reads /_cms/api/openapi.json and, authenticated as the admin, sends generated and
-mutated requests to every operation, checking that none answers 5xx and that every answer matches the documented
+mutated requests to every operation, then chains operations along the links it infers from the document (the stateful
+phase), checking that none answers 5xx and that every answer matches the documented
 status codes, content types and schemas. The exit status is schemathesis's own.
 
     python -m tests.fuzz.run [--max-examples 15] [--seed N]
@@ -104,7 +105,7 @@ def main() -> int:
             "--max-examples",
             str(args.max_examples),
             "--phases",
-            "examples,coverage,fuzzing",
+            "examples,coverage,fuzzing,stateful",
             "--workers",
             "2",
             # A media import of many unreachable attachment URLs legitimately takes a while.
