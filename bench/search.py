@@ -221,7 +221,9 @@ def measure(kind: str, mode: str | None, args, work: Path, env: dict) -> Run:
         cms.wait("/_cms/api/health")
         for scenario in SCENARIOS:
             paths = str(out / "paths" / f"{scenario.name}.txt")
-            wrk(cms.url, connections=1, duration=1, token=reader, script="paths.lua", args=[paths])
+            # Warm-up on 8 connections: gunicorn's sync workers take turns only under concurrent load, and a worker
+            # whose first requests fell inside the one-connection measurement put second-long cold starts in its p99.
+            wrk(cms.url, connections=8, duration=2, token=reader, script="paths.lua", args=[paths])
             measured = wrk(
                 cms.url, connections=1, duration=args.duration, token=reader, script="paths.lua", args=[paths]
             )
