@@ -437,7 +437,8 @@ def main() -> int:
     for kind in args.db.split(","):
         results += run_database(kind, args, work)
     stamp = started.strftime("%Y%m%dT%H%M%S")
-    (RESULTS / f"{stamp}.json").write_text(
+    # Runs of a few scenarios (--only) are kept apart, so the summary of make bench reads the last complete run.
+    (RESULTS / f"{'partial-' if args.only else ''}{stamp}.json").write_text(
         json.dumps([result.__dict__ for result in results], indent=2, default=str)
     )
     print("\n" + table(results))
