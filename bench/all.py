@@ -26,7 +26,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.run import PERFORMANCE_DOC, RESULTS, ROOT
+from bench.run import RESULTS, ROOT, write_block
 
 BEGIN, END = "<!-- bench:summary:begin -->", "<!-- bench:summary:end -->"
 CHART = ROOT / "docs" / "performance.png"
@@ -155,12 +155,7 @@ def write_summary(targets: list[Target], sources: list[str]) -> None:
         f"{BEGIN}\nFrom the newest results of each part ({', '.join(sources)}); ratios are medians over rounds, "
         f"each to the bare hello world measured in the same round.\n\n{summary_table(targets)}\n{END}"
     )
-    text = PERFORMANCE_DOC.read_text() if PERFORMANCE_DOC.exists() else ""
-    if BEGIN in text:
-        text = text[: text.index(BEGIN)] + block + text[text.index(END) + len(END) :]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    PERFORMANCE_DOC.write_text(text)
+    write_block(BEGIN, END, block)
 
 
 def draw(targets: list[Target], path: Path = CHART) -> Path:

@@ -391,6 +391,17 @@ def table(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
+def write_block(begin: str, end: str, block: str) -> None:
+    """Replace the text between two markers of docs/performance.md (markers included) with ``block``; append it when
+    the markers are missing. Each benchmark owns its own pair of markers."""
+    text = PERFORMANCE_DOC.read_text() if PERFORMANCE_DOC.exists() else ""
+    if begin in text:
+        text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    PERFORMANCE_DOC.write_text(text)
+
+
 def write_doc(results: list[Result], args, started: datetime) -> None:
     begin, end = "<!-- bench:rest:begin -->", "<!-- bench:rest:end -->"
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
@@ -400,12 +411,7 @@ def write_doc(results: list[Result], args, started: datetime) -> None:
         f"app, same gunicorn settings (django_hello: the smallest Django project; asgi_hello: a bare ASGI app under "
         f"uvicorn workers).\n\n{table(results)}\n{end}"
     )
-    text = PERFORMANCE_DOC.read_text() if PERFORMANCE_DOC.exists() else ""
-    if begin in text:
-        text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    PERFORMANCE_DOC.write_text(text)
+    write_block(begin, end, block)
 
 
 def main() -> int:

@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from bench.run import PERFORMANCE_DOC, RESULTS, ROOT, Server, wrk
+from bench.run import RESULTS, ROOT, Server, write_block, wrk
 
 PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/cms_bench_search"
 BEGIN, END = "<!-- bench:search:begin -->", "<!-- bench:search:end -->"
@@ -381,12 +381,7 @@ def write_doc(runs: list[Run], args, started: datetime) -> None:
         f"latency with one connection for {args.duration} s per scenario, throughput {args.rounds} rounds of "
         f"{args.throughput_duration} s with 8 connections.\n\n{table(runs)}\n{END}"
     )
-    text = PERFORMANCE_DOC.read_text() if PERFORMANCE_DOC.exists() else ""
-    if BEGIN in text:
-        text = text[: text.index(BEGIN)] + block + text[text.index(END) + len(END) :]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    PERFORMANCE_DOC.write_text(text)
+    write_block(BEGIN, END, block)
 
 
 def main() -> int:
