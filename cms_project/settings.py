@@ -149,6 +149,9 @@ _db = dj_database_url.parse(
     conn_max_age=env_int("CMS_DB_CONN_MAX_AGE", 600),
     conn_health_checks=True,
 )
+if _db["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend with a health check that needs no round trip while the connection is quiet (see its module).
+    _db["ENGINE"] = "apps.core.dbbackends.postgresql"
 if _db["ENGINE"] == "django.db.backends.sqlite3":
     _db.setdefault("OPTIONS", {}).update(
         {

@@ -18,17 +18,17 @@ api_patterns = [
     path("health", HealthView.as_view(), name="health"),
     path("openapi.json", OpenApiView.as_view(), name="openapi"),
     path("docs", SpectacularSwaggerView.as_view(url_name="openapi"), name="api-docs"),
-    # Early: Django records every pattern tried before the match, and search is a hot path.
-    path("", include("apps.search.api.urls")),
-    path("", include("apps.accounts.api.urls")),
-    path("", include("apps.media.api.urls")),
-    path("", include("apps.schema.api.urls")),
+    # The hot paths first: Django tries the patterns in order and records every one tried before the match.
     path("", include("apps.content.api.urls")),
+    path("", include("apps.search.api.urls")),
+    path("mcp", mcp_endpoint, name="mcp"),
+    path("", include("apps.media.api.urls")),
+    path("", include("apps.accounts.api.urls")),
+    path("", include("apps.schema.api.urls")),
     path("", include("apps.taxonomy.api.urls")),
     path("", include("apps.menus.api.urls")),
     path("", include("apps.site.api.urls")),
     path("", include("apps.plugins.api.urls")),
-    path("mcp", mcp_endpoint, name="mcp"),
     path("", include("apps.importer.api.urls")),
 ]
 

@@ -170,7 +170,7 @@ def _choose_slug(
 
 def _fields(collection: Collection) -> list[Field]:
     """The field definitions as of now: the schema cache, revalidated inside the caller's transaction."""
-    return list(schema_selectors.collection_for_read(collection_id=collection.pk).fields.all())
+    return list(schema_selectors.collection_for_read(collection_id=collection.pk, fresh=True).fields.all())
 
 
 def _check_locale(locale: str | None) -> str:
@@ -194,7 +194,7 @@ def _lock(entry: Entry | str, collection: Collection | None = None) -> Entry:
     locked = _ENTRY_LOCKED.first(pk=entry_id)
     if locked is None or (collection is not None and locked.collection_id != collection.pk):
         raise NotFound(f"No entry {entry_id}" + (f" in '{collection.slug}'." if collection else "."))
-    locked.collection = schema_selectors.collection_for_read(collection_id=locked.collection_id)
+    locked.collection = schema_selectors.collection_for_read(collection_id=locked.collection_id, fresh=True)
     return locked
 
 

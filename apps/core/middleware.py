@@ -1,5 +1,6 @@
 """Per-request context: a request id (taken from ``X-Request-ID`` when well-formed), one JSON log line per request,
-and ``Cache-Control: private, no-store`` on API answers that did not choose their own caching."""
+``Cache-Control: private, no-store`` on API answers that did not choose their own caching, and the span in which
+values read alongside the request's first query are kept (``apps.core.db.request_scalar``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
+from apps.core.db import request_scalars_scope
 from apps.core.ids import new_id
 
 logger = logging.getLogger("cms.request")
@@ -33,11 +35,15 @@ class RequestContextMiddleware:
         if self.is_async:
             return self._acall(request)
         started = self._begin(request)
-        return self._finish(request, self.get_response(request), started)
+        with request_scalars_scope():
+            response = self.get_response(request)
+        return self._finish(request, response, started)
 
     async def _acall(self, request: HttpRequest):
         started = self._begin(request)
-        return self._finish(request, await self.get_response(request), started)
+        with request_scalars_scope():
+            response = await self.get_response(request)
+        return self._finish(request, response, started)
 
     def _begin(self, request: HttpRequest) -> float:
         incoming = request.headers.get("X-Request-ID", "")

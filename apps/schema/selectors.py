@@ -6,8 +6,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.db import connection
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Subquery
 
+from apps.core.db import NOT_KEPT, forget_request_scalar, request_scalar
 from apps.core.errors import NotFound
 from apps.schema.models import Collection, Field, SchemaVersion
 
@@ -46,12 +47,22 @@ def field_get(*, collection: Collection, slug: str) -> Field:
 
 _cache: dict[str, Collection] = {}
 _cache_token: str | None = None
+REQUEST_SCALAR = "schema_version"
 # Values other apps derive from the schema (which taxonomies apply to a collection), dropped with the collections.
 _derived: dict[str, Any] = {}
 T = TypeVar("T")
 
 
-def _current_token() -> str | None:
+def version_token_expression() -> Subquery:
+    """The schema's version token as a scalar subquery, read alongside each request's first query (apps.py)."""
+    return Subquery(SchemaVersion.objects.filter(pk=1).values("token")[:1])
+
+
+def _current_token(*, fresh: bool) -> str | None:
+    if not fresh:
+        kept = request_scalar(REQUEST_SCALAR)
+        if kept is not NOT_KEPT:
+            return kept
     with connection.cursor() as cursor:
         # The table name is the model's own, never input.
         cursor.execute(f"SELECT token FROM {SchemaVersion._meta.db_table} WHERE id = 1")  # noqa: S608  # nosec B608
@@ -59,13 +70,16 @@ def _current_token() -> str | None:
     return row[0] if row else None
 
 
-def collection_for_read(*, slug: str | None = None, collection_id: str | None = None) -> Collection:
+def collection_for_read(
+    *, slug: str | None = None, collection_id: str | None = None, fresh: bool = False
+) -> Collection:
     """The collection (by slug or id) with its fields, from this process's cache while the schema is unchanged.
 
-    One small query checks the schema's version token (changed by every schema write, in its transaction); reads then
-    skip loading the collection and its fields. Writes call it inside their transaction, so they validate against the
-    definition current at that moment. The cached objects are shared: never modify them."""
-    _revalidate()
+    The schema's version token (changed by every schema write, in its transaction) says whether the cache is current;
+    reads then skip loading the collection and its fields. A request with a bearer token has read the token alongside
+    its token lookup; otherwise one small query reads it. Writes pass ``fresh=True`` inside their transaction, so they
+    validate against the definition current at that moment. The cached objects are shared: never modify them."""
+    _revalidate(fresh=fresh)
     key = f"slug:{slug}" if slug is not None else f"id:{collection_id}"
     collection = _cache.get(key)
     if collection is None:
@@ -81,9 +95,18 @@ def collection_for_read(*, slug: str | None = None, collection_id: str | None = 
     return collection
 
 
-def _revalidate() -> None:
+def forget_cached_schema() -> None:
+    """This process changed the schema: later reads, in this request too, load it again."""
     global _cache_token
-    token = _current_token()
+    forget_request_scalar(REQUEST_SCALAR)
+    _cache.clear()
+    _derived.clear()
+    _cache_token = None
+
+
+def _revalidate(*, fresh: bool = False) -> None:
+    global _cache_token
+    token = _current_token(fresh=fresh)
     if token != _cache_token:
         _cache.clear()
         _derived.clear()

@@ -17,6 +17,7 @@ from apps.accounts.permissions import Actor, authorize
 from apps.core import events
 from apps.core.errors import DuplicateSlug, ReservedSlug, ValidationError
 from apps.core.ids import new_id
+from apps.schema import selectors
 from apps.schema.field_types import FIELD_TYPES, FieldValueError, ValueContext
 from apps.schema.models import RESERVED_FIELD_SLUGS, SLUG_PATTERN, SUPPORTS, Collection, Field, SchemaVersion
 
@@ -43,6 +44,7 @@ def _schema_changed() -> None:
     """Invalidate every process's cached schema (apps/schema/selectors.py), within the writer's transaction."""
     if not SchemaVersion.objects.filter(pk=1).update(token=new_id()):
         SchemaVersion.objects.create(pk=1, token=new_id())
+    selectors.forget_cached_schema()
 
 
 def schema_changed() -> None:

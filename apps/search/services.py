@@ -73,7 +73,8 @@ def _entry_texts(entries) -> list[EntryText]:
 
 
 def _current(collection_id: str, exclude_field_id: str | None = None) -> tuple[Collection, list]:
-    collection = schema_selectors.collection_for_read(collection_id=collection_id)
+    # Indexing runs inside the writer's transaction: the fields as of now, not as the request first saw them.
+    collection = schema_selectors.collection_for_read(collection_id=collection_id, fresh=True)
     fields = [field for field in collection.fields.all() if field.pk != exclude_field_id]
     return collection, fields
 
