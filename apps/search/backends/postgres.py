@@ -55,8 +55,8 @@ from apps.search.backends.base import (
 from apps.search.documents import MARK_END, MARK_START
 from apps.search.languages import language_for
 
-# The expression of the title-only GIN index (migration 0002); queries must spell it the same to use the index.
-TITLE_TSV = "to_tsvector(d.config, replace(d.title, '<', '< '))"
+# The title's own tsvector: a stored generated column with a GIN index (migration 0003).
+TITLE_TSV = "d.title_tsv"
 RUM_INDEX = "search_doc_tsv_rum"
 GIN_INDEX = "search_doc_tsv_gin"
 # Extra rows fetched on the RUM path so that ties in score at the end of a page can be ordered by entry id.
@@ -290,18 +290,23 @@ class PostgresBackend(SearchBackend):
             after_params = [request.after.key, request.after.key, request.after.entry_id]
         with connection.cursor() as cursor:
             # Candidates: the first rank_limit matches the index yields, and up to half as many title matches (the
-            # strongest matches must not be left out of the sample).
+            # strongest matches must not be left out of the sample), each scored where it is found: joining the ids
+            # back to the table led the planner to scan all of it for broad queries (17 ms at 100,000 documents).
+            # A document found both ways scores the same both times, so UNION keeps it once.
+            by_body, by_title = (
+                f"SELECT d.id, d.entry_id, {score}(d.tsv, {query_sql})::float8 AS score FROM {DOCUMENTS} d "  # noqa: S608
+                f"WHERE {match} @@ {query_sql} AND {where} LIMIT %s"
+                for match in ("d.tsv", TITLE_TSV)
+            )
             cursor.execute(
-                f"SELECT c.id, c.entry_id, c.score FROM ("  # noqa: S608
-                f"SELECT d.id, d.entry_id, {score}(d.tsv, {query_sql})::float8 AS score FROM {DOCUMENTS} d JOIN ("
-                f"(SELECT d.id FROM {DOCUMENTS} d WHERE d.tsv @@ {query_sql} AND {where} LIMIT %s) UNION "
-                f"(SELECT d.id FROM {DOCUMENTS} d WHERE {TITLE_TSV} @@ {query_sql} AND {where} LIMIT %s)"
-                f") m ON m.id = d.id) c {after_sql} ORDER BY c.score DESC, c.entry_id LIMIT %s",
+                f"SELECT c.id, c.entry_id, c.score FROM (({by_body}) UNION ({by_title})) c {after_sql} "  # noqa: S608
+                "ORDER BY c.score DESC, c.entry_id LIMIT %s",
                 [
                     *query_params,
                     *query_params,
                     *params,
                     self.rank_limit,
+                    *query_params,
                     *query_params,
                     *params,
                     self.title_limit,
