@@ -7,10 +7,30 @@ with several representations (the schema export's TypeScript) still honour an Ac
 from rest_framework.exceptions import NotAcceptable
 from rest_framework.negotiation import DefaultContentNegotiation
 
+# Parsing the Accept header was a twentieth of a simple GET, and clients send the same few headers again and again:
+# the choice is remembered per (renderers, Accept, format). Bounded, since the header is the client's to choose.
+_CHOICES: dict[tuple, tuple[int, str]] = {}
+_MAX_CHOICES = 256
+
 
 class LenientContentNegotiation(DefaultContentNegotiation):
     def select_renderer(self, request, renderers, format_suffix=None):
-        try:
-            return super().select_renderer(request, renderers, format_suffix)
-        except NotAcceptable:
-            return renderers[0], renderers[0].media_type
+        key = (
+            tuple(type(renderer) for renderer in renderers),
+            request.META.get("HTTP_ACCEPT", "*/*"),
+            request.query_params.get(self.settings.URL_FORMAT_OVERRIDE)
+            if self.settings.URL_FORMAT_OVERRIDE
+            else None,
+            format_suffix,
+        )
+        choice = _CHOICES.get(key)
+        if choice is None:
+            try:
+                renderer, media_type = super().select_renderer(request, renderers, format_suffix)
+            except NotAcceptable:
+                renderer, media_type = renderers[0], renderers[0].media_type
+            if len(_CHOICES) >= _MAX_CHOICES:
+                _CHOICES.clear()
+            choice = _CHOICES[key] = (renderers.index(renderer), media_type)
+        index, media_type = choice
+        return renderers[index], media_type
