@@ -104,6 +104,20 @@ def test_accept_header_and_format_parameter_give_the_same_typescript(admin_api, 
     assert "export interface Authors extends CmsEntry {" in by_parameter
 
 
+def test_each_accept_header_gets_its_own_representation_request_after_request(admin_api, things):
+    # The negotiation's choice is remembered per header: alternating headers must not get each other's answers.
+    for accept, content_type in [
+        ("text/typescript", "text/typescript; charset=utf-8"),
+        ("application/json", "application/json"),
+        ("text/typescript", "text/typescript; charset=utf-8"),
+        ("text/html", "application/json"),
+        ("*/*", "application/json"),
+    ]:
+        response = admin_api.get(SCHEMA, HTTP_ACCEPT=accept)
+        assert response.status_code == 200
+        assert response["Content-Type"] == content_type, accept
+
+
 def test_typescript_types_every_field_and_marks_optional_ones(admin_api, things):
     make_field(things, "title", "string", required=True)
     text = typescript_of(admin_api)
