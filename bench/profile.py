@@ -5,6 +5,8 @@ where the CMS spends its own time. Used to find what to fix in the slowest scena
 docs/performance.md.
 
     python -m bench.profile create [--db sqlite|postgres] [--requests 500] [--time-only] [--html]
+
+PROFILE_ALL=1 shows the library frames too (Django's middleware chain, DRF, psycopg) instead of folding them.
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def main() -> None:
     with profiler:
         for _ in range(args.requests):
             request()
-    print(profiler.output_text(unicode=True, color=False, show_all=False))
+    print(profiler.output_text(unicode=True, color=False, show_all=os.environ.get("PROFILE_ALL") == "1"))
     if args.html:
         path = RESULTS / f"profile-{args.scenario}-{args.db}.html"
         path.write_text(profiler.output_html())

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
+import orjson
+
 from apps.core.timefmt import iso
 
 
@@ -41,6 +43,26 @@ class _Record:
     def to_dict(self) -> dict[str, Any]:
         """camelCase keys, instants as ISO 8601 strings: ready for JSON."""
         return {_camel(item.name): _json(getattr(self, item.name)) for item in fields(self)}  # type: ignore[arg-type]
+
+    def shallow_dict(self) -> dict[str, Any]:
+        """``to_dict()``'s keys with the values as they are, for ``orjson.dumps(…, **JSON_DUMPS)``."""
+        return {_camel(item.name): getattr(self, item.name) for item in fields(self)}  # type: ignore[arg-type]
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, _Record):
+        return value.shallow_dict()
+    if isinstance(value, datetime):
+        return iso(value)
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+# orjson.dumps(record.shallow_dict(), **JSON_DUMPS) writes the same JSON as orjson.dumps(record.to_dict()), with
+# orjson walking the plain data (Portable Text: thousands of nodes per post) instead of Python.
+JSON_DUMPS = {
+    "default": _json_default,
+    "option": orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME,
+}
 
 
 @dataclass(slots=True)

@@ -45,7 +45,7 @@ from apps.core.slugs import slugify
 from apps.core.timefmt import now
 from apps.importer import registry, services
 from apps.importer.analysis import INTERNAL_TYPES, is_content_taxonomy
-from apps.importer.items import Author, ImportItem, SiteInfo, Skipped, Term
+from apps.importer.items import JSON_DUMPS, Author, ImportItem, SiteInfo, Skipped, Term
 from apps.importer.models import ImportJob, ImportRecord, JobState
 from apps.menus import services as menu_services
 from apps.menus.models import Menu, MenuItem
@@ -85,9 +85,9 @@ def _without_savepoints():
 
 
 def _checksum(item: ImportItem) -> str:
-    data = item.to_dict()
+    data = item.shallow_dict()
     data.pop("line", None)
-    return xxhash.xxh64_hexdigest(orjson.dumps(data, option=orjson.OPT_SORT_KEYS))
+    return xxhash.xxh64_hexdigest(orjson.dumps(data, **JSON_DUMPS))
 
 
 def taxonomy_name(wp_name: str) -> str:
