@@ -95,22 +95,23 @@ def collection_for_read(
     return collection
 
 
-def forget_cached_schema() -> None:
-    """This process changed the schema: later reads, in this request too, load it again."""
+def _reset(token: str | None) -> None:
     global _cache_token
-    forget_request_scalar(REQUEST_SCALAR)
     _cache.clear()
     _derived.clear()
-    _cache_token = None
+    _cache_token = token
+
+
+def forget_cached_schema() -> None:
+    """This process changed the schema: later reads, in this request too, load it again."""
+    forget_request_scalar(REQUEST_SCALAR)
+    _reset(None)
 
 
 def _revalidate(*, fresh: bool = False) -> None:
-    global _cache_token
     token = _current_token(fresh=fresh)
     if token != _cache_token:
-        _cache.clear()
-        _derived.clear()
-        _cache_token = token
+        _reset(token)
 
 
 def collections_for_read() -> list[Collection]:
