@@ -28,6 +28,10 @@ collection_search_changed = Signal()
 # entry: Entry (after the write), action: "create" | "update" | "publish" | "unpublish" | "schedule" | "unschedule" |
 # "discard_draft" | "trash" | "restore" | "revision_restore" | "translation_sync", actor
 entry_changed = Signal()
+# entries: list[Entry] (created together, all of one collection: imports), actor. Sent once instead of one
+# entry_changed("create") per entry, so that receivers write their part for the whole batch at once; every receiver
+# of entry_changed that must see new entries subscribes to this too.
+entries_created = Signal()
 # entry: Entry (still readable, about to be deleted), actor
 entry_deleting = Signal()
 

@@ -27,5 +27,6 @@ class PluginsConfig(AppConfig):
         request_started.connect(registry.invalidate, dispatch_uid="plugins.invalidate")
         worker.register("plugin_state", registry.refresh)
         events.entry_changed.connect(receivers.on_entry_changed, dispatch_uid="plugins.entry_changed")
+        events.entries_created.connect(receivers.on_entries_created, dispatch_uid="plugins.entries_created")
         events.entry_deleting.connect(receivers.on_entry_deleting, dispatch_uid="plugins.entry_deleting")
         events.media_changed.connect(receivers.on_media_changed, dispatch_uid="plugins.media_changed")

@@ -6,7 +6,8 @@ A plugin has an id, a name, a version and a description, and contributes any of:
 - Portable Text block types (``block_types``): validated wherever Portable Text is, while the plugin is enabled;
 - MCP tools (``mcp_tools``): offered by the tool server while the plugin is enabled;
 - import sources (``import_sources``): offered by the import pipeline while the plugin is enabled;
-- hooks (``hooks``): functions called after content and media changes, inside the change's transaction.
+- hooks (``hooks``, and ``batch_hooks`` for many changes at once): functions called after content and media changes,
+  inside the change's transaction.
 
 Enabling and disabling is stored in the database and takes effect at once in every process.
 """
@@ -82,4 +83,11 @@ class Plugin:
 
     def hooks(self) -> dict[str, Callable[..., None]]:
         """Hook name (a key of ``HOOKS``) → the function called with that hook's keyword arguments."""
+        return {}
+
+    def batch_hooks(self) -> dict[str, Callable[[list[dict[str, Any]]], None]]:
+        """Optional, for hooks that write: hook name → a function called once with a list of payloads (each the
+        keyword arguments ``hooks`` would receive) when one write changes many objects, as an import's batch does.
+        Every hook named here must be in ``hooks`` too, which still receives single changes; a hook without a batch
+        form is called once per payload."""
         return {}

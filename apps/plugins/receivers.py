@@ -28,6 +28,12 @@ def on_entry_changed(sender, *, entry, action: str, actor, **kwargs) -> None:
     registry.dispatch(hook, **payload)
 
 
+def on_entries_created(sender, *, entries, actor, **kwargs) -> None:
+    registry.dispatch_many(
+        "content.create", [{"entry": entry, "action": "create", "actor": actor} for entry in entries]
+    )
+
+
 def on_entry_deleting(sender, *, entry, actor, **kwargs) -> None:
     registry.dispatch("content.delete", entry=entry, action="delete", permanent=True, actor=actor)
 

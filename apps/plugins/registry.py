@@ -36,6 +36,7 @@ class Installed:
     mcp_tools: list[ToolContribution] = field(default_factory=list)
     import_sources: list[ImportSourceContribution] = field(default_factory=list)
     hooks: dict[str, Callable[..., None]] = field(default_factory=dict)
+    batch_hooks: dict[str, Callable[[list[dict[str, Any]]], None]] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -74,6 +75,11 @@ def _install(plugin: Plugin, path: str) -> Installed:
         raise ImproperlyConfigured(
             f"CMS_PLUGINS: plugin {plugin.id} hooks {', '.join(unknown)}; known hooks: {', '.join(HOOKS)}"
         )
+    batch_hooks = dict(plugin.batch_hooks())
+    if single_missing := sorted(set(batch_hooks) - set(hooks)):
+        raise ImproperlyConfigured(
+            f"CMS_PLUGINS: plugin {plugin.id} has batch hooks without their single form: {', '.join(single_missing)}"
+        )
     # Contributed block types carry the plugin's id, which is how Portable Text asks whether they are available.
     block_types = [dataclasses.replace(block_type, source=plugin.id) for block_type in plugin.block_types()]
     return Installed(
@@ -83,6 +89,7 @@ def _install(plugin: Plugin, path: str) -> Installed:
         mcp_tools=list(plugin.mcp_tools()),
         import_sources=list(plugin.import_sources()),
         hooks=hooks,
+        batch_hooks=batch_hooks,
     )
 
 
@@ -187,10 +194,33 @@ def dispatch(hook: str, **payload: Any) -> None:
         return
     for entry in active():
         receiver = entry.hooks.get(hook)
-        if receiver is None:
+        if receiver is not None:
+            _guarded(entry, hook, receiver, payload)
+
+
+def dispatch_many(hook: str, payloads: list[dict[str, Any]]) -> None:
+    """``dispatch`` for many changes made by one write: a plugin with a batch form of ``hook`` gets every payload in
+    one call (and one savepoint); the others are called once per payload, as ``dispatch`` calls them."""
+    if not payloads or not any(hook in entry.hooks for entry in _installed.values()):
+        return
+    for entry in active():
+        batch = entry.batch_hooks.get(hook)
+        if batch is not None:
+            _guarded(entry, hook, batch, payloads)
             continue
-        try:
-            with transaction.atomic():
+        receiver = entry.hooks.get(hook)
+        if receiver is not None:
+            for payload in payloads:
+                _guarded(entry, hook, receiver, payload)
+
+
+def _guarded(entry: Installed, hook: str, receiver: Callable[..., None], payload: Any) -> None:
+    """A single hook gets the payload as keyword arguments, a batch hook the list of payloads."""
+    try:
+        with transaction.atomic():
+            if isinstance(payload, dict):
                 receiver(**payload)
-        except Exception:
-            logger.exception("plugin hook failed", extra={"plugin": entry.id, "hook": hook})
+            else:
+                receiver(payload)
+    except Exception:
+        logger.exception("plugin hook failed", extra={"plugin": entry.id, "hook": hook})

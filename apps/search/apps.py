@@ -22,6 +22,7 @@ class SearchConfig(AppConfig):
             }
         )
         events.entry_changed.connect(receivers.on_entry_changed, dispatch_uid="search.entry_changed")
+        events.entries_created.connect(receivers.on_entries_created, dispatch_uid="search.entries_created")
         events.entry_deleting.connect(receivers.on_entry_deleting, dispatch_uid="search.entry_deleting")
         events.collection_search_changed.connect(
             receivers.on_collection_search_changed, dispatch_uid="search.collection_search_changed"

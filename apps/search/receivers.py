@@ -1,7 +1,7 @@
 """How the index follows content and schema changes (events from apps/core/events.py, sent inside the transaction of
 the change, so a failure here undoes the change and the index never disagrees with the data).
 
-- An entry is written (created, updated, published, unpublished, scheduled, trashed, restored …): its documents are
+- An entry is written (created alone or in a batch, updated, published, unpublished, scheduled, trashed, restored …): its documents are
   rewritten when they differ. Deleted for good: its documents go first.
 - What a collection contributes changes (``search`` added to or removed from ``supports``, a field made searchable or
   not, a searchable field added, removed or retyped, the ``title`` field added, removed or retyped, searchable fields
@@ -16,6 +16,10 @@ from apps.search import services
 
 def on_entry_changed(sender, *, entry, action: str, **kwargs) -> None:
     services.entry_index(entry=entry, created=action == "create")
+
+
+def on_entries_created(sender, *, entries, **kwargs) -> None:
+    services.entries_index_new(entries=entries)
 
 
 def on_entry_deleting(sender, *, entry, **kwargs) -> None:

@@ -79,23 +79,42 @@ def _current(collection_id: str, exclude_field_id: str | None = None) -> tuple[C
     return collection, fields
 
 
-def entry_index(*, entry: Entry, created: bool = False) -> None:
-    """Bring ``entry``'s documents in line with it (inside the writer's transaction). ``created``: it has none yet."""
+def _searchable(entry: Entry) -> tuple[Collection, list] | None:
+    """The collection and fields ``entry`` is indexed with, or None when its collection does not support search."""
     # The content services leave the collection on the entry; writes to collections without search cost no query.
     if Entry.collection.is_cached(entry) and not entry.collection.supports_feature("search"):
-        return
+        return None
     collection, fields = _current(entry.collection_id)
     if not collection.supports_feature("search"):
         # Collections leave the index as a whole when they stop supporting search (collection_index).
+        return None
+    return collection, fields
+
+
+def entry_index(*, entry: Entry, created: bool = False) -> None:
+    """Bring ``entry``'s documents in line with it (inside the writer's transaction). ``created``: it has none yet."""
+    if created:
+        entries_index_new(entries=[entry])
+        return
+    current = _searchable(entry)
+    if current is None:
         return
     backend = get_search_backend()
-    rows = _rows(backend, entry, collection, fields)
-    if created:
-        if rows:
-            ids = backend.insert_documents([_signed(backend, row) for row in rows])
-            backend.insert_suggestions(rows, ids)
+    backend.replace_documents([entry.pk], _rows(backend, entry, *current))
+
+
+def entries_index_new(*, entries: list[Entry]) -> None:
+    """Index entries just created together, all of one collection (they have no documents yet): the schema is read
+    once and their documents and suggestions are written with one INSERT each (an import's batch)."""
+    if not entries:
         return
-    backend.replace_documents([entry.pk], rows)
+    current = _searchable(entries[0])
+    if current is None:
+        return
+    backend = get_search_backend()
+    rows = [_signed(backend, row) for entry in entries for row in _rows(backend, entry, *current)]
+    if rows:
+        backend.insert_suggestions(rows, backend.insert_documents(rows))
 
 
 def _signed(backend: SearchBackend, row: DocumentRow) -> DocumentRow:

@@ -16,8 +16,8 @@ def _actor_fields(actor) -> dict:
     return {"actor": user, "actor_label": user.email if user is not None else via, "via": via}
 
 
-def _record(hook: str, *, object_type: str, object_id: str, detail: str, summary: dict, actor) -> None:
-    AuditEvent.objects.create(
+def _event(hook: str, *, object_type: str, object_id: str, detail: str, summary: dict, actor) -> AuditEvent:
+    return AuditEvent(
         at=now(),
         action=hook,
         detail=detail,
@@ -28,10 +28,22 @@ def _record(hook: str, *, object_type: str, object_id: str, detail: str, summary
     )
 
 
+def _entry_event(hook: str, *, entry, action: str, actor, **_) -> AuditEvent:
+    summary = {"collection": entry.collection.slug, "slug": entry.slug, "status": entry.status}
+    return _event(hook, object_type="entry", object_id=entry.pk, detail=action, summary=summary, actor=actor)
+
+
 def _entry_hook(hook: str):
-    def record(*, entry, action: str, actor, **_) -> None:
-        summary = {"collection": entry.collection.slug, "slug": entry.slug, "status": entry.status}
-        _record(hook, object_type="entry", object_id=entry.pk, detail=action, summary=summary, actor=actor)
+    def record(**payload) -> None:
+        _entry_event(hook, **payload).save(force_insert=True)
+
+    return record
+
+
+def _entry_batch_hook(hook: str):
+    def record(payloads: list[dict]) -> None:
+        # One INSERT for an import's batch rather than one per entry.
+        AuditEvent.objects.bulk_create([_entry_event(hook, **payload) for payload in payloads])
 
     return record
 
@@ -41,7 +53,9 @@ def _media_hook(hook: str):
         if deduplicated:
             return  # nothing was stored: the existing item was returned
         summary = {"filename": media.filename, "mimeType": media.mime_type}
-        _record(hook, object_type="media", object_id=media.pk, detail=action, summary=summary, actor=actor)
+        _event(
+            hook, object_type="media", object_id=media.pk, detail=action, summary=summary, actor=actor
+        ).save(force_insert=True)
 
     return record
 
@@ -65,6 +79,9 @@ class AuditLogPlugin(Plugin):
             **{hook: _entry_hook(hook) for hook in entry_hooks},
             **{hook: _media_hook(hook) for hook in media_hooks},
         }
+
+    def batch_hooks(self):
+        return {"content.create": _entry_batch_hook("content.create")}
 
 
 plugin = AuditLogPlugin
