@@ -6,7 +6,10 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from django.conf import settings
+
 from apps.importer.analysis import analyze_records
+from apps.importer.readahead import read_ahead
 from apps.importer.sources.wxr import read_wxr
 from apps.plugins.base import ImportSourceContribution
 
@@ -17,6 +20,9 @@ def analyze(path: str | os.PathLike) -> dict[str, Any]:
 
 
 def fetch(path: str | os.PathLike) -> Iterator[Any]:
+    # Large files are parsed and converted in a second process while this one writes (apps/importer/readahead.py).
+    if os.path.getsize(path) >= settings.CMS_IMPORT_READ_AHEAD_BYTES:
+        return read_ahead(read_wxr, path)
     return read_wxr(path)
 
 

@@ -246,28 +246,14 @@ class SearchBackend(ABC):
         return {"written": len(to_insert), "removed": removed, "unchanged": unchanged}
 
     def insert_suggestions(self, rows: list[DocumentRow], ids: list[int]) -> None:
-        values = []
-        for row, document_id in zip(rows, ids, strict=True):
-            for position, key in enumerate(suggestion_keys(row.spec.title)):
-                values.append(
-                    (
-                        document_id,
-                        row.collection_id,
-                        row.locale,
-                        row.spec.published,
-                        row.spec.working,
-                        position == 0,
-                        key,
-                    )
-                )
-        columns = 'document_id, collection_id, locale, published, working, "first", "key"'
+        values = suggestion_values(rows, ids)
         with connection.cursor() as cursor:
             # Plain multi-row INSERTs: a rebuild writes several rows per document, and model instances cost more
             # than the rows.
             for chunk in _chunks(values, INSERT_CHUNK):
                 placeholders = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(chunk))
                 cursor.execute(
-                    f"INSERT INTO {SUGGESTIONS} ({columns}) VALUES {placeholders}",  # noqa: S608
+                    f"INSERT INTO {SUGGESTIONS} ({SUGGESTION_COLUMNS}) VALUES {placeholders}",  # noqa: S608
                     [value for item in chunk for value in item],
                 )
 
@@ -308,6 +294,28 @@ class SearchBackend(ABC):
     @abstractmethod
     def after_rebuild(self) -> None:
         """Tidy the full-text structures after a large rewrite (merge segments, refresh planner statistics)."""
+
+
+SUGGESTION_COLUMNS = 'document_id, collection_id, locale, published, working, "first", "key"'
+
+
+def suggestion_values(rows: list[DocumentRow], ids: list[int]) -> list[tuple]:
+    """The suggestion rows (in SUGGESTION_COLUMNS order) of documents just written with these ids."""
+    values = []
+    for row, document_id in zip(rows, ids, strict=True):
+        for position, key in enumerate(suggestion_keys(row.spec.title)):
+            values.append(
+                (
+                    document_id,
+                    row.collection_id,
+                    row.locale,
+                    row.spec.published,
+                    row.spec.working,
+                    position == 0,
+                    key,
+                )
+            )
+    return values
 
 
 def ids_in_order(rows: list[DocumentRow], returned: list[tuple]) -> list[int]:

@@ -42,6 +42,8 @@ from apps.schema.selectors import schema_cached
 from apps.search.backends.base import (
     DOCUMENTS,
     INSERT_CHUNK,
+    SUGGESTION_COLUMNS,
+    SUGGESTIONS,
     DocumentRow,
     Hit,
     SearchBackend,
@@ -51,6 +53,7 @@ from apps.search.backends.base import (
     filter_sql,
     ids_in_order,
     snippet_html,
+    suggestion_values,
 )
 from apps.search.documents import MARK_END, MARK_START
 from apps.search.languages import language_for
@@ -404,6 +407,20 @@ class PostgresBackend(SearchBackend):
                 )
                 ids += ids_in_order(chunk, cursor.fetchall())
         return ids
+
+    def insert_suggestions(self, rows: list[DocumentRow], ids: list[int]) -> None:
+        values = suggestion_values(rows, ids)
+        if not values:
+            return
+        # Seven arrays rather than seven parameters a row: psycopg rewrites the placeholders of a long statement in
+        # Python every time, and these rows are short values that arrays carry cheaply (three times faster for 500
+        # rows; the documents' long texts are the other way round, so they stay a VALUES list).
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO {SUGGESTIONS} ({SUGGESTION_COLUMNS}) SELECT * FROM unnest("  # noqa: S608
+                "%s::bigint[], %s::text[], %s::text[], %s::boolean[], %s::boolean[], %s::boolean[], %s::text[])",
+                [list(column) for column in zip(*values, strict=True)],
+            )
 
     def after_rebuild(self) -> None:
         with connection.cursor() as cursor:

@@ -1,0 +1,79 @@
+"""Reading an export in a second process while the import writes (apps/importer/readahead.py): the same records in
+the same order, the same errors, the reader's log lines in this process, and no reader left behind."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from apps.importer.models import ImportJob
+from apps.importer.readahead import read_ahead
+from apps.importer.sources.wxr import read_wxr
+from tests.importer import readers
+from tests.importer.conftest import THEME_UNIT_TEST
+from tests.importer.helpers import all_entries, statuses
+
+
+def test_a_large_file_is_read_ahead_and_imports_the_same(admin_api, settings, caplog):
+    settings.CMS_IMPORT_READ_AHEAD_BYTES = 0
+    out = StringIO()
+
+    with caplog.at_level(logging.DEBUG, logger="apps.importer.readahead"):
+        call_command("import_wxr", str(THEME_UNIT_TEST), "--no-progress", stdout=out)
+
+    job = ImportJob.objects.get()
+    assert out.getvalue() == (
+        f"Import job {job.pk}: 79 items\n"
+        "State: completed\n"
+        "  pages: created 21\n"
+        "  posts: created 58\n"
+        "  attachments 37, bylines 3, collections 2, entries 79, menuItems 70, menus 6, taxonomies 3, terms 191\n"
+    )
+    assert statuses(all_entries(admin_api, "posts")) == {"published": 56, "draft": 1, "scheduled": 1}
+    [reader] = [record for record in caplog.records if record.name == "apps.importer.readahead"]
+    assert reader.reader_pid != os.getpid()
+    records = sum(1 for _ in read_wxr(THEME_UNIT_TEST))
+    assert reader.getMessage() == (
+        f"import reader {reader.reader_pid} delivered {records} records (peak memory {reader.reader_peak_kb} kB)"
+    )
+    assert 0 < reader.reader_peak_kb < 200_000
+
+
+def test_records_arrive_in_order():
+    assert list(read_ahead(readers.counting, 1000)) == list(range(1000))
+
+
+def test_a_reader_that_dies_is_replaced_by_reading_here(caplog):
+    with caplog.at_level(logging.WARNING, logger="apps.importer.readahead"):
+        assert list(read_ahead(readers.dying, 300, 100)) == list(range(300))
+    assert [record.getMessage() for record in caplog.records] == [
+        "the import reader process stopped (exit code 3)"
+    ]
+
+
+def test_an_error_is_raised_here_after_the_records_before_it():
+    received = []
+    with pytest.raises(ValueError, match="item 70 is broken"):
+        for number in read_ahead(readers.failing, 300, 70):
+            received.append(number)
+    assert received == list(range(70))
+
+
+def test_the_readers_log_lines_arrive_here(caplog):
+    with caplog.at_level(logging.WARNING, logger="apps.importer.sources.wxr"):
+        assert list(read_ahead(readers.logging_one, 3)) == [0, 1, 2]
+    assert [(record.name, record.getMessage()) for record in caplog.records] == [
+        ("apps.importer.sources.wxr", "Could not convert item 1")
+    ]
+
+
+def test_stopping_early_stops_the_reader():
+    records = read_ahead(readers.counting, 100_000)
+    assert [next(records) for _ in range(5)] == [0, 1, 2, 3, 4]
+    records.close()
+    assert multiprocessing.active_children() == []
