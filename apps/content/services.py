@@ -15,14 +15,14 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Subquery, Value
+from django.db.models import Subquery
 
 from apps.accounts.models import User
 from apps.accounts.permissions import Actor, authorize
 from apps.content import states
 from apps.content.models import Byline, Entry, EntryByline, Revision, Status
 from apps.core import events, slugs
-from apps.core.db import JsonKey, PreparedQuery, json_scalar_param
+from apps.core.db import JsonKey, PreparedQuery, bulk_insert, json_scalar_param
 from apps.core.errors import Conflict, DuplicateSlug, NotFound, ValidationError
 from apps.core.ids import new_id
 from apps.core.slugs import slugify
@@ -451,6 +451,7 @@ def entry_create_many(*, actor: Actor, collection: Collection, rows: list[dict[s
             created_at=row.get("created_at") or moment,
             updated_at=moment,
             published_at=(row.get("published_at") or moment) if status == Status.PUBLISHED else None,
+            version=1,
         )
         entry._credits = credits
         entries.append(entry)
@@ -468,40 +469,37 @@ def entry_create_many(*, actor: Actor, collection: Collection, rows: list[dict[s
     known = set(Byline.objects.filter(pk__in=byline_ids).values_list("pk", flat=True))
     if missing := sorted(byline_ids - known):
         raise ValidationError(details={"bylines": f"No byline {', '.join(missing)}."})
-    # An expression among the values makes PostgreSQL's insert a plain VALUES list instead of UNNEST over arrays:
-    # psycopg escapes JSON text inside arrays in Python, character by character, which cost more than the insert.
-    for entry in entries:
-        entry.version = Value(1)
     try:
         with transaction.atomic():
-            Entry.objects.bulk_create(entries)
+            bulk_insert(entries)
     except IntegrityError:
         raise Conflict("A slug was just taken by another entry; retry.") from None
-    for entry in entries:
-        entry.version = 1
-    EntryByline.objects.bulk_create(
-        EntryByline(
-            entry=entry,
-            byline_id=item["bylineId"],
-            sort_order=position,
-            role_label=item.get("roleLabel") or "",
-        )
-        for entry in entries
-        for position, item in enumerate(entry._credits)
-    )
-    if collection.supports_feature("revisions"):
-        Revision.objects.bulk_create(
-            Revision(
-                collection_id=collection.pk,
+    bulk_insert(
+        [
+            EntryByline(
                 entry=entry,
-                data=entry.data,
-                # An expression, as for the entries above: VALUES rather than UNNEST.
-                action=Value("publish" if entry.status == Status.PUBLISHED else "create"),
-                status=entry.status,
-                author=actor.user,
-                created_at=moment,
+                byline_id=item["bylineId"],
+                sort_order=position,
+                role_label=item.get("roleLabel") or "",
             )
             for entry in entries
+            for position, item in enumerate(entry._credits)
+        ]
+    )
+    if collection.supports_feature("revisions"):
+        bulk_insert(
+            [
+                Revision(
+                    collection_id=collection.pk,
+                    entry=entry,
+                    data=entry.data,
+                    action="publish" if entry.status == Status.PUBLISHED else "create",
+                    status=entry.status,
+                    author=actor.user,
+                    created_at=moment,
+                )
+                for entry in entries
+            ]
         )
     events.entries_created.send(sender=Entry, entries=entries, actor=actor)
     return entries

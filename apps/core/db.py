@@ -190,6 +190,36 @@ def transaction_lock(name: str) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [signed])
 
 
+def bulk_insert(objs: list) -> None:
+    """Insert new model instances of one model, as ``bulk_create`` does (defaults and ``auto_now`` applied, no
+    signals; serial keys are not read back), for writes of hundreds of rows at once (imports).
+
+    PostgreSQL: ``COPY … FROM STDIN``. A multi-row INSERT of a hundred entries is a statement with thousands of
+    placeholders, which Django compiles and psycopg rewrites in Python each time; together that was a fifth of an
+    import. COPY takes the rows as they are, adapted by psycopg's C dumpers, and is the server's cheapest way in.
+    Constraint violations raise Django's IntegrityError as an INSERT's would. SQLite: ``bulk_create``.
+    """
+    if not objs:
+        return
+    model = type(objs[0])
+    if connection.vendor != "postgresql":
+        model.objects.bulk_create(objs)
+        return
+    # Serial keys are left to the database (and not read back: COPY returns nothing).
+    fields = [field for field in model._meta.concrete_fields if field is not model._meta.auto_field]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(field.column) for field in fields)
+    sql = f"COPY {quote(model._meta.db_table)} ({columns}) FROM STDIN"
+    with connection.cursor() as cursor, connection.wrap_database_errors, cursor.cursor.copy(sql) as copy:
+        for obj in objs:
+            copy.write_row(
+                [field.get_db_prep_save(field.pre_save(obj, True), connection) for field in fields]
+            )
+    for obj in objs:
+        obj._state.adding = False
+        obj._state.db = connection.alias
+
+
 class PreparedQuery:
     """A queryset compiled to SQL once per process, then run with new parameter values.
 

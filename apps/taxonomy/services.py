@@ -16,6 +16,7 @@ from django.db import IntegrityError, transaction
 from apps.accounts.permissions import Actor, authorize
 from apps.content.models import Entry
 from apps.core import events
+from apps.core.db import bulk_insert
 from apps.core.errors import DuplicateSlug, ValidationError
 from apps.core.slugs import free_slug, slugify
 from apps.schema.models import Collection
@@ -347,11 +348,13 @@ def entry_terms_add_many(*, actor: Actor, assignments: list[tuple[Entry, dict[Ta
                     )
     if problems:
         raise ValidationError(details=problems)
-    EntryTerm.objects.bulk_create(
-        EntryTerm(entry=entry, term_id=term_id, taxonomy=taxonomy, sort_order=position)
-        for entry, terms in assignments
-        for taxonomy, term_ids in terms.items()
-        for position, term_id in enumerate(term_ids)
+    bulk_insert(
+        [
+            EntryTerm(entry=entry, term_id=term_id, taxonomy=taxonomy, sort_order=position)
+            for entry, terms in assignments
+            for taxonomy, term_ids in terms.items()
+            for position, term_id in enumerate(term_ids)
+        ]
     )
     for entry, terms in assignments:
         for taxonomy, term_ids in terms.items():

@@ -106,8 +106,9 @@ class MalformedWxr(WxrError):
 def read_wxr(source: str | os.PathLike | IO[bytes], *, convert: bool = True) -> Iterator[Record]:
     """Read a WXR file (a path or a binary file object) as a stream of records.
 
-    With ``convert=False`` items carry their original content only (``content`` is None): enough for analysis,
-    and faster.
+    With ``convert=False`` items carry their original content only (``content`` is None) and their custom fields'
+    values as written (PHP-serialized values stay text; keys, the featured image and language codes are plain):
+    enough for analysis, and faster.
     """
     builder = _LineTrackingBuilder()
     parser = DefusedElementTree.DefusedXMLParser(target=builder)
@@ -375,7 +376,7 @@ class _State:
             )
         if not post_type:
             return Skipped("item", f"item {source_id} has no <wp:post_type>", line)
-        meta = _meta_dict(raw_meta)
+        meta = _meta_dict(raw_meta, unserialize=self.convert)
         raw_content = fields.get(("content", "encoded"), "")
         item = ImportItem(
             source_id=source_id,
@@ -536,11 +537,11 @@ def _meta_pair(element: ElementTree.Element) -> tuple[str, str] | None:
     return key, values.get(("wp", "meta_value"), "")
 
 
-def _meta_dict(pairs: list[tuple[str, str]]) -> dict[str, Any]:
+def _meta_dict(pairs: list[tuple[str, str]], *, unserialize: bool = True) -> dict[str, Any]:
     meta: dict[str, Any] = {}
     repeated: set[str] = set()
     for key, raw in pairs:
-        value = maybe_unserialize(raw)
+        value = maybe_unserialize(raw) if unserialize else raw
         if key not in meta:
             meta[key] = value
         elif key in repeated:

@@ -5,6 +5,7 @@ in the Django admin). Disabling the plugin stops the recording; the log already 
 
 from __future__ import annotations
 
+from apps.core.db import bulk_insert
 from apps.core.timefmt import now
 from apps.plugins.base import Plugin
 from apps.plugins.models import AuditEvent
@@ -43,7 +44,7 @@ def _entry_hook(hook: str):
 def _entry_batch_hook(hook: str):
     def record(payloads: list[dict]) -> None:
         # One INSERT for an import's batch rather than one per entry.
-        AuditEvent.objects.bulk_create([_entry_event(hook, **payload) for payload in payloads])
+        bulk_insert([_entry_event(hook, **payload) for payload in payloads])
 
     return record
 
