@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 import orjson
@@ -37,16 +38,22 @@ def _json(value: Any) -> Any:
     return value
 
 
+@cache
+def _names(cls: type) -> tuple[tuple[str, str], ...]:
+    """(attribute, camelCase key) of a record class's fields: every item's checksum reads them."""
+    return tuple((item.name, _camel(item.name)) for item in fields(cls))
+
+
 class _Record:
     __slots__ = ()
 
     def to_dict(self) -> dict[str, Any]:
         """camelCase keys, instants as ISO 8601 strings: ready for JSON."""
-        return {_camel(item.name): _json(getattr(self, item.name)) for item in fields(self)}  # type: ignore[arg-type]
+        return {key: _json(getattr(self, name)) for name, key in _names(type(self))}
 
     def shallow_dict(self) -> dict[str, Any]:
         """``to_dict()``'s keys with the values as they are, for ``orjson.dumps(…, **JSON_DUMPS)``."""
-        return {_camel(item.name): getattr(self, item.name) for item in fields(self)}  # type: ignore[arg-type]
+        return {key: getattr(self, name) for name, key in _names(type(self))}
 
 
 def _json_default(value: Any) -> Any:
