@@ -69,11 +69,17 @@ def read_ahead(function: Callable[..., Iterable[Any]], *args: Any) -> Iterator[A
     its records and arguments picklable."""
     # Not fork: this process holds database connections and may run threads.
     context = multiprocessing.get_context("spawn")
-    channel = context.Queue(maxsize=DEPTH)
-    child = context.Process(
-        target=_produce, args=(function, args, channel), daemon=True, name="import-reader"
-    )
-    child.start()
+    try:
+        channel = context.Queue(maxsize=DEPTH)
+        child = context.Process(
+            target=_produce, args=(function, args, channel), daemon=True, name="import-reader"
+        )
+        child.start()
+    except (OSError, ImportError) as error:
+        # Where processes or their semaphores are unavailable (some sandboxes and containers), read here.
+        logger.warning("the import reads in this process: no reader process (%s)", error)
+        yield from function(*args)
+        return
     delivered = 0
     completed = False
     peak_kb = None

@@ -77,3 +77,15 @@ def test_stopping_early_stops_the_reader():
     assert [next(records) for _ in range(5)] == [0, 1, 2, 3, 4]
     records.close()
     assert multiprocessing.active_children() == []
+
+
+def test_without_a_reader_process_the_records_are_read_here(monkeypatch, caplog):
+    def no_semaphores(*args, **kwargs):
+        raise OSError("no /dev/shm")
+
+    monkeypatch.setattr("multiprocessing.context.SpawnContext.Queue", no_semaphores)
+    with caplog.at_level(logging.WARNING, logger="apps.importer.readahead"):
+        assert list(read_ahead(readers.counting, 5)) == [0, 1, 2, 3, 4]
+    assert [record.getMessage() for record in caplog.records] == [
+        "the import reads in this process: no reader process (no /dev/shm)"
+    ]
