@@ -31,24 +31,50 @@ class _LogToParent(logging.handlers.QueueHandler):
         self.queue.put(("log", record))
 
 
+class _ParentGone(Exception):
+    pass
+
+
+def _sender(out: Any) -> Callable[[tuple], None]:
+    parent = multiprocessing.parent_process()
+
+    def send(message: tuple) -> None:
+        # A parent killed outright (SIGKILL, out of memory) never reads again: stop instead of waiting forever.
+        while True:
+            try:
+                out.put(message, timeout=POLL_SECONDS)
+                return
+            except queue_module.Full:
+                if parent is not None and not parent.is_alive():
+                    raise _ParentGone from None
+
+    return send
+
+
 def _produce(function: Callable[..., Iterable[Any]], args: tuple, out: Any) -> None:
+    send = _sender(out)
     # The child's log records go to the parent's handlers (its settings are the parent's, not this process's).
     root = logging.getLogger()
     root.handlers[:] = [_LogToParent(out)]
     root.setLevel(logging.INFO)
     chunk: list[Any] = []
     try:
-        for record in function(*args):
-            chunk.append(record)
-            if len(chunk) >= CHUNK:
-                out.put(("records", chunk))
-                chunk = []
-    except BaseException:
-        out.put(("records", chunk))
-        out.put(("stopped", None))
-        return
-    out.put(("records", chunk))
-    out.put(("done", _peak_kb()))
+        try:
+            for record in function(*args):
+                chunk.append(record)
+                if len(chunk) >= CHUNK:
+                    send(("records", chunk))
+                    chunk = []
+        except _ParentGone:
+            raise
+        except BaseException:
+            send(("records", chunk))
+            send(("stopped", None))
+            return
+        send(("records", chunk))
+        send(("done", _peak_kb()))
+    except _ParentGone:
+        out.cancel_join_thread()  # what is still buffered has no reader
 
 
 def _peak_kb() -> int | None:

@@ -35,3 +35,14 @@ def logging_one(count: int):
         if number == 1:
             logging.getLogger("apps.importer.sources.wxr").warning("Could not convert item %s", number)
         yield number
+
+
+def orphaned_reader() -> None:
+    """Start a reader, take a few records, print the reader's pid and die without any cleanup (as SIGKILL would)."""
+    from apps.importer.readahead import read_ahead
+
+    records = read_ahead(counting, 10_000_000)
+    for _ in range(5):
+        next(records)
+    print(multiprocessing.active_children()[0].pid, flush=True)
+    os._exit(9)

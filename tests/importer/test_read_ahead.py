@@ -6,7 +6,11 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import subprocess
+import sys
+import time
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -17,6 +21,8 @@ from apps.importer.sources.wxr import read_wxr
 from tests.importer import readers
 from tests.importer.conftest import THEME_UNIT_TEST
 from tests.importer.helpers import all_entries, statuses
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_large_file_is_read_ahead_and_imports_the_same(admin_api, settings, caplog):
@@ -89,3 +95,25 @@ def test_without_a_reader_process_the_records_are_read_here(monkeypatch, caplog)
     assert [record.getMessage() for record in caplog.records] == [
         "the import reads in this process: no reader process (no /dev/shm)"
     ]
+
+
+def test_a_reader_whose_importer_was_killed_stops():
+    importer = subprocess.run(
+        [sys.executable, "-c", "from tests.importer.readers import orphaned_reader; orphaned_reader()"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert importer.returncode == 9, importer.stderr
+    reader = int(importer.stdout.split()[0])
+    # A liveness deadline, not a timing assertion: the reader notices within a few of its 2-second polls.
+    deadline = time.monotonic() + 60
+    while _running(reader) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _running(reader)
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
