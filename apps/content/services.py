@@ -399,8 +399,9 @@ def entry_create(
 
 @transaction.atomic
 def entry_create_many(*, actor: Actor, collection: Collection, rows: list[dict[str, Any]]) -> list[Entry]:
-    """Create many entries of one collection at once (imports): the checks of ``entry_create`` for every row, written
-    with one INSERT each for the entries, their credits and their revisions; one ``entries_created`` event for all.
+    """Create many entries of one collection at once (imports): the checks of ``entry_create`` for every row,
+    written together (``bulk_insert``: one statement each for the entries, their credits and their revisions); one
+    ``entries_created`` event for all.
 
     A row has ``data``, ``slug`` (required, must be free), ``status`` (draft or published), and optionally
     ``locale``, ``author``, ``published_at``, ``created_at``, ``meta`` and ``bylines``. Collections with unique fields

@@ -27,8 +27,12 @@ POLL_SECONDS = 2.0
 
 
 class _LogToParent(logging.handlers.QueueHandler):
+    def __init__(self, send: Callable[[tuple], None]) -> None:
+        super().__init__(None)
+        self.send = send
+
     def enqueue(self, record: logging.LogRecord) -> None:
-        self.queue.put(("log", record))
+        self.send(("log", record))
 
 
 class _ParentGone(Exception):
@@ -55,7 +59,7 @@ def _produce(function: Callable[..., Iterable[Any]], args: tuple, out: Any) -> N
     send = _sender(out)
     # The child's log records go to the parent's handlers (its settings are the parent's, not this process's).
     root = logging.getLogger()
-    root.handlers[:] = [_LogToParent(out)]
+    root.handlers[:] = [_LogToParent(send)]
     root.setLevel(logging.INFO)
     chunk: list[Any] = []
     try:

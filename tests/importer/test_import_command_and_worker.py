@@ -28,7 +28,10 @@ def run(*args: str) -> str:
     return out.getvalue()
 
 
-def test_import_wxr_imports_the_theme_unit_test(admin_api):
+@pytest.mark.parametrize("read_ahead_bytes", [10**12, 0], ids=["in-process", "read-ahead"])
+def test_import_wxr_imports_the_theme_unit_test(admin_api, settings, read_ahead_bytes):
+    # Read ahead or not (apps/importer/readahead.py), the import's result is the same.
+    settings.CMS_IMPORT_READ_AHEAD_BYTES = read_ahead_bytes
     output = run(str(THEME_UNIT_TEST))
 
     job = ImportJob.objects.get()

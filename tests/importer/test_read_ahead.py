@@ -20,27 +20,17 @@ from apps.importer.readahead import read_ahead
 from apps.importer.sources.wxr import read_wxr
 from tests.importer import readers
 from tests.importer.conftest import THEME_UNIT_TEST
-from tests.importer.helpers import all_entries, statuses
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_large_file_is_read_ahead_and_imports_the_same(admin_api, settings, caplog):
+def test_a_large_file_is_read_by_another_process(admin_api, settings, caplog):
     settings.CMS_IMPORT_READ_AHEAD_BYTES = 0
-    out = StringIO()
 
     with caplog.at_level(logging.DEBUG, logger="apps.importer.readahead"):
-        call_command("import_wxr", str(THEME_UNIT_TEST), "--no-progress", stdout=out)
+        call_command("import_wxr", str(THEME_UNIT_TEST), "--no-progress", stdout=StringIO())
 
-    job = ImportJob.objects.get()
-    assert out.getvalue() == (
-        f"Import job {job.pk}: 79 items\n"
-        "State: completed\n"
-        "  pages: created 21\n"
-        "  posts: created 58\n"
-        "  attachments 37, bylines 3, collections 2, entries 79, menuItems 70, menus 6, taxonomies 3, terms 191\n"
-    )
-    assert statuses(all_entries(admin_api, "posts")) == {"published": 56, "draft": 1, "scheduled": 1}
+    assert ImportJob.objects.get().state == "completed"
     [reader] = [record for record in caplog.records if record.name == "apps.importer.readahead"]
     assert reader.reader_pid != os.getpid()
     records = sum(1 for _ in read_wxr(THEME_UNIT_TEST))
