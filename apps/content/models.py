@@ -54,7 +54,8 @@ class Entry(models.Model):
     slug = models.CharField(max_length=200)
     locale = models.CharField(max_length=16)
     # The id of the first entry of the group: translations share it.
-    translation_group = models.CharField(max_length=26, db_index=True)
+    # Indexed in Meta rather than by db_index, which on PostgreSQL adds a pattern-matching twin an id never needs.
+    translation_group = models.CharField(max_length=26)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     data = models.JSONField(default=dict)
     live_data = models.JSONField(null=True, blank=True)
@@ -87,6 +88,7 @@ class Entry(models.Model):
                 fields=["collection", "updated_at", "id"], condition=LIVE, name="content_entry_updated"
             ),
             models.Index(fields=["collection", "slug", "id"], condition=LIVE, name="content_entry_slug"),
+            models.Index(fields=["translation_group"], name="content_entry_translation"),
             # (collection, published_at, id) is created by migration 0002 with vendor-specific NULL ordering.
             models.Index(
                 fields=["collection", "deleted_at", "id"],
@@ -120,7 +122,8 @@ class Entry(models.Model):
 class EntryByline(models.Model):
     """One credit of an entry: which byline, in which position, with which role ("Photos", "Translation")."""
 
-    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="credits")
+    # No index of its own: the unique (entry, byline) leads with it.
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="credits", db_index=False)
     byline = models.ForeignKey(Byline, on_delete=models.CASCADE, related_name="credits")
     sort_order = models.PositiveSmallIntegerField(default=0)
     role_label = models.CharField(max_length=100, blank=True)

@@ -49,8 +49,9 @@ class Term(TimestampedModel):
 class EntryTerm(models.Model):
     """One term on one entry. ``taxonomy`` repeats the term's, so replacing one taxonomy's terms is one DELETE."""
 
-    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="+")
-    term = models.ForeignKey(Term, on_delete=models.CASCADE, related_name="assignments")
+    # No single-column indexes: the unique (entry, term) and the (term, entry) index lead with each of them.
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="+", db_index=False)
+    term = models.ForeignKey(Term, on_delete=models.CASCADE, related_name="assignments", db_index=False)
     taxonomy = models.ForeignKey(Taxonomy, on_delete=models.CASCADE, related_name="+")
     sort_order = models.PositiveSmallIntegerField(default=0)
 

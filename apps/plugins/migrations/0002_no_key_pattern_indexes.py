@@ -1,0 +1,11 @@
+"""Drop the pattern indexes of primary and foreign keys (apps/core/dbbackends/postgresql)."""
+
+from django.db import migrations
+
+from apps.core.migration_operations import DropKeyPatternIndexes
+
+
+class Migration(migrations.Migration):
+    dependencies = [("plugins", "0001_initial")]
+
+    operations = [DropKeyPatternIndexes()]

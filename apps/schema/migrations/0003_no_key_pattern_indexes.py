@@ -1,0 +1,11 @@
+"""Drop the pattern indexes of primary and foreign keys (apps/core/dbbackends/postgresql)."""
+
+from django.db import migrations
+
+from apps.core.migration_operations import DropKeyPatternIndexes
+
+
+class Migration(migrations.Migration):
+    dependencies = [("schema", "0002_schema_version")]
+
+    operations = [DropKeyPatternIndexes()]
