@@ -14,10 +14,11 @@ import re
 from collections.abc import Callable
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import datetime
 from typing import Any
 
 import xxhash
-from django.db import connection
+from django.db import connection, models
 from django.db.models import Expression, FloatField, TextField
 
 _KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -190,14 +191,62 @@ def transaction_lock(name: str) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [signed])
 
 
+def copy_rows(table: str, columns: list[str], rows) -> None:
+    """Write ``rows`` (sequences of Python values in ``columns`` order) into ``table`` with PostgreSQL's ``COPY …
+    FROM STDIN``: the server's cheapest way in, each value adapted by psycopg's C dumpers. A multi-row INSERT of
+    hundreds of rows is a statement with thousands of placeholders, which psycopg rewrites in Python every time (and
+    Django first compiles, for a queryset's). Generated columns and defaults the rows leave out are filled in by the
+    server as for an INSERT; constraint violations raise Django's IntegrityError as an INSERT's would. PostgreSQL
+    only: callers write plain INSERTs on SQLite."""
+    quote = connection.ops.quote_name
+    sql = f"COPY {quote(table)} ({', '.join(quote(column) for column in columns)}) FROM STDIN"
+    with connection.cursor() as cursor, connection.wrap_database_errors, cursor.cursor.copy(sql) as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+# Per field class, the Python types of values its preparation for the database returns unchanged (on PostgreSQL,
+# which takes aware datetimes as they are). Exact classes: a subclass may prepare values its own way.
+_TEXT, _INTEGER = (str, type(None)), (int, type(None))
+_PLAIN_VALUES = {
+    models.CharField: _TEXT,
+    models.TextField: _TEXT,
+    models.IntegerField: _INTEGER,
+    models.BigIntegerField: _INTEGER,
+    models.SmallIntegerField: _INTEGER,
+    models.PositiveIntegerField: _INTEGER,
+    models.PositiveSmallIntegerField: _INTEGER,
+    models.BooleanField: (bool, type(None)),
+    models.DateTimeField: (datetime, type(None)),
+}
+
+
+def _plain_types(field) -> tuple[type, ...]:
+    """The value types ``field`` passes unchanged (none for auto_now timestamps: their pre_save sets them)."""
+    target = field.target_field if field.is_relation else field
+    if field.is_relation and type(field) not in (models.ForeignKey, models.OneToOneField):
+        return ()
+    if isinstance(target, models.DateTimeField) and (target.auto_now or target.auto_now_add):
+        return ()
+    return _PLAIN_VALUES.get(type(target), ())
+
+
+def _db_value(field, plain: tuple[type, ...], obj) -> Any:
+    """What ``field.get_db_prep_save(field.pre_save(obj, True))`` gives, without its generic steps where the value
+    needs none: those steps were half the Python time of writing an import's rows."""
+    if plain:
+        value = getattr(obj, field.attname)
+        kind = type(value)
+        if kind in plain and (kind is not datetime or value.tzinfo is not None):
+            return value
+    return field.get_db_prep_save(field.pre_save(obj, True), connection)
+
+
 def bulk_insert(objs: list) -> None:
     """Insert new model instances of one model, as ``bulk_create`` does (defaults and ``auto_now`` applied, no
     signals; serial keys are not read back), for writes of hundreds of rows at once (imports).
 
-    PostgreSQL: ``COPY … FROM STDIN``. A multi-row INSERT of a hundred entries is a statement with thousands of
-    placeholders, which Django compiles and psycopg rewrites in Python each time; together that was a fifth of an
-    import. COPY takes the rows as they are, adapted by psycopg's C dumpers, and is the server's cheapest way in.
-    Constraint violations raise Django's IntegrityError as an INSERT's would. SQLite: ``bulk_create``.
+    PostgreSQL: ``copy_rows`` (together that made a fifth of an import faster). SQLite: ``bulk_create``.
     """
     if not objs:
         return
@@ -207,14 +256,12 @@ def bulk_insert(objs: list) -> None:
         return
     # Serial keys are left to the database (and not read back: COPY returns nothing).
     fields = [field for field in model._meta.concrete_fields if field is not model._meta.auto_field]
-    quote = connection.ops.quote_name
-    columns = ", ".join(quote(field.column) for field in fields)
-    sql = f"COPY {quote(model._meta.db_table)} ({columns}) FROM STDIN"
-    with connection.cursor() as cursor, connection.wrap_database_errors, cursor.cursor.copy(sql) as copy:
-        for obj in objs:
-            copy.write_row(
-                [field.get_db_prep_save(field.pre_save(obj, True), connection) for field in fields]
-            )
+    plain = [_plain_types(field) for field in fields]
+    copy_rows(
+        model._meta.db_table,
+        [field.column for field in fields],
+        ([_db_value(field, types, obj) for field, types in zip(fields, plain, strict=True)] for obj in objs),
+    )
     for obj in objs:
         obj._state.adding = False
         obj._state.db = connection.alias

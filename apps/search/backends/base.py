@@ -296,7 +296,8 @@ class SearchBackend(ABC):
         """Tidy the full-text structures after a large rewrite (merge segments, refresh planner statistics)."""
 
 
-SUGGESTION_COLUMNS = 'document_id, collection_id, locale, published, working, "first", "key"'
+SUGGESTION_COLUMN_NAMES = ["document_id", "collection_id", "locale", "published", "working", "first", "key"]
+SUGGESTION_COLUMNS = ", ".join(f'"{name}"' for name in SUGGESTION_COLUMN_NAMES)
 
 
 def suggestion_values(rows: list[DocumentRow], ids: list[int]) -> list[tuple]:

@@ -38,11 +38,12 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection, transaction
 
+from apps.core.db import copy_rows
 from apps.schema.selectors import schema_cached
 from apps.search.backends.base import (
     DOCUMENTS,
     INSERT_CHUNK,
-    SUGGESTION_COLUMNS,
+    SUGGESTION_COLUMN_NAMES,
     SUGGESTIONS,
     DocumentRow,
     Hit,
@@ -70,6 +71,27 @@ WINDOW_BEFORE = 80
 WINDOW = 360
 # At most this many lexeme beginnings are looked for (long queries).
 MAX_PREFIXES = 8
+# From this many documents on, they are written with COPY (ids drawn first: one round trip more than an INSERT).
+COPY_FROM_ROWS = 20
+DOCUMENT_COLUMNS = [
+    "entry_id", "collection_id", "locale", "published", "working", "slug", "title", "body", "signature", "config"
+]  # fmt: skip
+
+
+def _document_values(row: DocumentRow) -> list:
+    """A document's values in DOCUMENT_COLUMNS order (the tsvectors are generated from config, title and body)."""
+    return [
+        row.entry_id,
+        row.collection_id,
+        row.locale,
+        row.spec.published,
+        row.spec.working,
+        row.slug,
+        row.spec.title,
+        row.spec.body,
+        row.signature,
+        row.analyzer,
+    ]
 
 
 @dataclass(frozen=True)
@@ -379,48 +401,47 @@ class PostgresBackend(SearchBackend):
     # --- writing --------------------------------------------------------------------------------------------------
 
     def insert_documents(self, rows: list[DocumentRow]) -> list[int]:
+        if len(rows) >= COPY_FROM_ROWS:
+            return self._copy_documents(rows)
         ids: list[int] = []
-        columns = "entry_id, collection_id, locale, published, working, slug, title, body, signature, config"
         with connection.cursor() as cursor:
             for start in range(0, len(rows), INSERT_CHUNK):
                 chunk = rows[start : start + INSERT_CHUNK]
                 values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::regconfig)"] * len(chunk))
                 params = []
                 for row in chunk:
-                    params += [
-                        row.entry_id,
-                        row.collection_id,
-                        row.locale,
-                        row.spec.published,
-                        row.spec.working,
-                        row.slug,
-                        row.spec.title,
-                        row.spec.body,
-                        row.signature,
-                        row.analyzer,
-                    ]
+                    params += _document_values(row)
                 # The tsvector is a generated column: PostgreSQL computes it from config, title and body.
                 cursor.execute(
-                    f"INSERT INTO {DOCUMENTS} ({columns}) VALUES {values} "  # noqa: S608
+                    f"INSERT INTO {DOCUMENTS} ({', '.join(DOCUMENT_COLUMNS)}) VALUES {values} "  # noqa: S608
                     "RETURNING id, entry_id, published, working",
                     params,
                 )
                 ids += ids_in_order(chunk, cursor.fetchall())
         return ids
 
-    def insert_suggestions(self, rows: list[DocumentRow], ids: list[int]) -> None:
-        values = suggestion_values(rows, ids)
-        if not values:
-            return
-        # Seven arrays rather than seven parameters a row: psycopg rewrites the placeholders of a long statement in
-        # Python every time, and these rows are short values that arrays carry cheaply (three times faster for 500
-        # rows; the documents' long texts are the other way round, so they stay a VALUES list).
+    def _copy_documents(self, rows: list[DocumentRow]) -> list[int]:
+        """Many documents (an import's batch, a rebuild): their ids drawn from the sequence first, so that the rows
+        can go in with COPY, which returns nothing."""
         with connection.cursor() as cursor:
             cursor.execute(
-                f"INSERT INTO {SUGGESTIONS} ({SUGGESTION_COLUMNS}) SELECT * FROM unnest("  # noqa: S608
-                "%s::bigint[], %s::text[], %s::text[], %s::boolean[], %s::boolean[], %s::boolean[], %s::text[])",
-                [list(column) for column in zip(*values, strict=True)],
+                "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+                [DOCUMENTS, len(rows)],
             )
+            ids = [row[0] for row in cursor.fetchall()]
+        copy_rows(
+            DOCUMENTS,
+            ["id", *DOCUMENT_COLUMNS],
+            ([document_id, *_document_values(row)] for document_id, row in zip(ids, rows, strict=True)),
+        )
+        return ids
+
+    def insert_suggestions(self, rows: list[DocumentRow], ids: list[int]) -> None:
+        values = suggestion_values(rows, ids)
+        if values:
+            # Short rows, several per document: COPY adapts them in C, where an INSERT's placeholders would be
+            # rewritten in Python.
+            copy_rows(SUGGESTIONS, SUGGESTION_COLUMN_NAMES, values)
 
     def after_rebuild(self) -> None:
         with connection.cursor() as cursor:
