@@ -152,28 +152,31 @@ def _normalize_text_block(raw: dict, where: str) -> tuple[dict, Problems]:
         problems[f"{where}.children"] = "A text block needs a list of spans in children."
         children = []
     spans = []
+    # Paths are spelled only for problems: a post has thousands of spans, nearly all of them fine.
     for index, span in enumerate(children):
-        here = f"{where}.children[{index}]"
         if not isinstance(span, dict):
-            problems[here] = "Expected a span object {_type: 'span', text}."
+            problems[f"{where}.children[{index}]"] = "Expected a span object {_type: 'span', text}."
             continue
         if span.get("_type", "span") != "span":
-            problems[f"{here}._type"] = "Children of a text block are spans (_type 'span')."
+            problems[f"{where}.children[{index}]._type"] = (
+                "Children of a text block are spans (_type 'span')."
+            )
             continue
         text = span.get("text")
         if not isinstance(text, str):
-            problems[f"{here}.text"] = "A span needs its text as a string."
+            problems[f"{where}.children[{index}].text"] = "A span needs its text as a string."
             continue
         marks = span.get("marks", [])
-        if not isinstance(marks, list) or not all(isinstance(mark, str) for mark in marks):
-            problems[f"{here}.marks"] = "Marks are a list of strings."
-            marks = []
-        unknown = [mark for mark in marks if mark not in DECORATORS and mark not in def_keys]
-        if unknown:
-            problems[f"{here}.marks"] = (
-                f"Unknown mark(s) {', '.join(unknown)}: use a decorator ({', '.join(DECORATORS)}) "
-                "or the _key of one of the block's markDefs."
-            )
+        if marks or not isinstance(marks, list):
+            if not isinstance(marks, list) or not all(isinstance(mark, str) for mark in marks):
+                problems[f"{where}.children[{index}].marks"] = "Marks are a list of strings."
+                marks = []
+            unknown = [mark for mark in marks if mark not in DECORATORS and mark not in def_keys]
+            if unknown:
+                problems[f"{where}.children[{index}].marks"] = (
+                    f"Unknown mark(s) {', '.join(unknown)}: use a decorator ({', '.join(DECORATORS)}) "
+                    "or the _key of one of the block's markDefs."
+                )
         spans.append(
             {"_type": "span", "_key": span.get("_key") or new_key(), "text": text, "marks": list(marks)}
         )

@@ -76,6 +76,7 @@ _HEADER = {
     ("wp", "base_blog_url"): "base_blog_url",
 }
 _NO_DATE = "0000-00-00 00:00:00"
+_WP_DATE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}", re.ASCII)
 # WordPress nests at most 6 levels (rss, channel, item, wp:comment, wp:commentmeta, wp:meta_key). Nothing is cleared
 # from the tree until its channel child ends, so without a bound a deeply nested file is held whole in memory.
 MAX_DEPTH = 64
@@ -467,6 +468,9 @@ def _wp_date(value: str | None) -> datetime | None:
     if not text or text == _NO_DATE:
         return None
     try:
+        if _WP_DATE.fullmatch(text):
+            # The exact form WordPress writes, read by the C parser (strptime was a tenth of reading an item).
+            return datetime.fromisoformat(text).replace(tzinfo=UTC)
         return datetime.strptime(text, "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC)
     except ValueError:
         return None
