@@ -350,3 +350,12 @@ def test_snippets_of_long_texts_are_cut_around_the_first_match(reader, articles)
     [hit] = search(reader, "kingfisher")["results"]
     assert hit["snippet"].startswith("word0 word1 word2") and hit["snippet"].endswith(" …")
     assert "<mark>" not in hit["snippet"]
+
+
+def test_a_snippet_finds_the_match_past_a_word_that_only_starts_like_it(reader, articles):
+    # "brunch" holds the beginning of "run" but is no match: the snippet comes from around the real one.
+    filler = " ".join(f"word{n}" for n in range(300))
+    article(articles, "Mornings", f"A brunch first. {filler} then we run along the river {filler}.")
+    [hit] = search(reader, "run")["results"]
+    assert "<mark>run</mark> along the river" in hit["snippet"]
+    assert "brunch" not in hit["snippet"]

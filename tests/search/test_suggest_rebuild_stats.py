@@ -16,7 +16,17 @@ from apps.content import services as content
 from apps.core.timefmt import iso
 from apps.search.models import SearchDocument, SearchRebuild
 from tests.factories import make_entry
-from tests.search.conftest import REBUILD, STATS, SUGGEST, article, error_of, index_state, make_articles, pt
+from tests.search.conftest import (
+    REBUILD,
+    SEARCH,
+    STATS,
+    SUGGEST,
+    article,
+    error_of,
+    index_state,
+    make_articles,
+    pt,
+)
 
 SYSTEM = Actor.system()
 
@@ -247,3 +257,24 @@ def test_role_matrix_for_suggest(client_for, articles):
     article(articles, "Otters", "Text.")
     for role in (Role.SUBSCRIBER, Role.CONTRIBUTOR, Role.EDITOR, Role.ADMIN):
         assert suggested(client_for(role=role, scopes=["content:read"]), "ott") == ["Otters"]
+
+
+@pytest.mark.requires_postgres
+def test_a_full_rebuild_of_everything_leaves_the_documents_table_its_size(reader, articles):
+    # Rewritten after a DELETE, every document would land behind its dead predecessor: the table would double with
+    # each full rebuild, and a sequential scan read through the dead half first.
+    for number in range(40):
+        article(articles, f"Otter {number}", " ".join(["river otters hold hands"] * 60))
+
+    def size() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_relation_size('search_searchdocument')")
+            return cursor.fetchone()[0]
+
+    call_command("reindex", "--full", "--no-progress", stdout=io.StringIO())
+    first = size()
+    call_command("reindex", "--full", "--no-progress", stdout=io.StringIO())
+    call_command("reindex", "--full", "--no-progress", stdout=io.StringIO())
+
+    assert size() == first
+    assert len(reader.get(SEARCH, {"q": "otters", "limit": 50}).json()["results"]) == 40

@@ -10,7 +10,7 @@ index (the ``rum`` extension, Debian ``postgresql-15-rum``), which ranks in the 
 document several times dearer, and ``--index gin`` goes back.
 
 Snippets: ``ts_headline`` with every match marked, on a window of the body around the first match (see
-``_details``), cut to about 30 words by ``excerpt``.
+``_snippets``), cut to about 30 words by ``excerpt``.
 
 Ranking, with the cost of each path at 100,000 documents in docs/performance.md:
 
@@ -32,6 +32,7 @@ broken by entry id.
 from __future__ import annotations
 
 import json
+import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -44,6 +45,7 @@ from apps.search.backends.base import (
     DOCUMENTS,
     INSERT_CHUNK,
     SUGGESTION_COLUMN_NAMES,
+    SUGGESTION_COLUMNS,
     SUGGESTIONS,
     DocumentRow,
     Hit,
@@ -71,7 +73,8 @@ WINDOW_BEFORE = 80
 WINDOW = 360
 # At most this many lexeme beginnings are looked for (long queries).
 MAX_PREFIXES = 8
-# From this many documents on, they are written with COPY (ids drawn first: one round trip more than an INSERT).
+# From this many rows on, documents and suggestions are written with COPY, which takes a round trip more than an
+# INSERT (documents: their ids are drawn first) and less time for each row.
 COPY_FROM_ROWS = 20
 DOCUMENT_COLUMNS = [
     "entry_id", "collection_id", "locale", "published", "working", "slug", "title", "body", "signature", "config"
@@ -98,7 +101,10 @@ def _document_values(row: DocumentRow) -> list:
 class _Query:
     sql: str
     params: list
-    prefixes: list[str]
+    # An expression for the lexemes of the query's required words (text[]): their beginnings locate the first match
+    # in a document's text for its snippet.
+    lexemes_sql: str
+    lexemes_params: list
 
 
 # The parser takes "<word…>" for an HTML tag and leaves it out of headlines (and skips <script> elements' text): a
@@ -153,6 +159,51 @@ def rum_available() -> bool:
         return cursor.fetchone() is not None
 
 
+def _details_sql(query: _Query) -> str:
+    """The columns a hit shows and its snippet needs, for ``d``: collection id, slug, title, then (for
+    ``_snippets``) config, body and the query's lexemes. Its parameters are ``query.lexemes_params``."""
+    return f"d.collection_id, d.slug, d.title, d.config::text, d.body, {query.lexemes_sql}"
+
+
+def _prefixes(lexemes: list[str] | None) -> list[str]:
+    """Where a query's words may start in a text: stems are usually a prefix of the words they come from, less their
+    last letter ("happi" of "happy")."""
+    prefixes = {lexeme if len(lexeme) <= 3 else lexeme[:-1] for lexeme in lexemes or []}
+    return sorted(prefixes, key=lambda prefix: (-len(prefix), prefix))[:MAX_PREFIXES]
+
+
+class _Unaccented(dict):
+    """A str.translate table that drops a character's accents and keeps its length (offsets stay the body's)."""
+
+    def __missing__(self, code: int) -> int:
+        base = unicodedata.normalize("NFD", chr(code))[0]
+        self[code] = ord(base)
+        return self[code]
+
+
+_UNACCENTED = _Unaccented()
+
+
+def _first_hit(body: str, prefixes: list[str]) -> int | None:
+    folded = body.lower()
+    if len(folded) != len(body):  # a few characters lowercase to two ("İ"): keep offsets the body's
+        folded = "".join(character.lower()[:1] for character in body)
+    found = [at for prefix in prefixes if (at := folded.find(prefix)) >= 0]
+    if not found and not folded.isascii():
+        folded = folded.translate(_UNACCENTED)
+        found = [at for prefix in prefixes if (at := folded.find(prefix)) >= 0]
+    return min(found) if found else None
+
+
+def _window(body: str, prefixes: list[str]) -> tuple[str, int | None, bool, bool]:
+    """(text given to ts_headline, first likely match or None, whether text starts and ends inside the body)."""
+    if not prefixes:
+        return body, None, False, False
+    hit = _first_hit(body, prefixes)
+    start = max((hit or 0) - WINDOW_BEFORE, 0)
+    return body[start : start + WINDOW], hit, start > 0, start + WINDOW < len(body)
+
+
 class PostgresBackend(SearchBackend):
     vendor = "postgresql"
     default_rank_limit = 1000
@@ -188,43 +239,32 @@ class PostgresBackend(SearchBackend):
             params += [config, text]
         return f"({sql})", params
 
-    def _lexeme_prefixes(
-        self, request: SearchRequest, nodes_sql: str, nodes_params: list
-    ) -> list[str] | None:
-        """None when the query has no lexeme (stop words only: it matches nothing); else the beginnings of the
-        lexemes of its required words, which locate the first match in a document's text for its snippet."""
+    def _lexemes(self, request: SearchRequest) -> tuple[str, list]:
         locales = [request.locale] if request.locale else list(settings.CMS_LOCALES)
         configs = sorted({self.config(locale) for locale in locales})
         words = " ".join(item for group in request.query.groups for item in group.include)
-        lexemes_sql = " || ".join(["tsvector_to_array(to_tsvector(%s::regconfig, %s))"] * len(configs))
-        lexemes_params = [value for config in configs for value in (config, words)]
+        sql = " || ".join(["tsvector_to_array(to_tsvector(%s::regconfig, %s))"] * len(configs))
+        return f"({sql})", [value for config in configs for value in (config, words)]
+
+    def _has_lexemes(self, query: _Query) -> bool:
+        """False for a query of stop words only, which matches nothing (RUM's ordering is not asked to rank it)."""
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT numnode({nodes_sql}), {lexemes_sql}", [*nodes_params, *lexemes_params])
-            nodes, lexemes = cursor.fetchone()
-        if not nodes:
-            return None
-        # Stems are usually a prefix of the words they come from, less their last letter ("happi" of "happy").
-        prefixes = {lexeme if len(lexeme) <= 3 else lexeme[:-1] for lexeme in lexemes or []}
-        return sorted(prefixes, key=lambda prefix: (-len(prefix), prefix))[:MAX_PREFIXES]
+            cursor.execute(f"SELECT numnode({query.sql})", query.params)
+            return bool(cursor.fetchone()[0])
 
     def search(self, request: SearchRequest) -> SearchResult:
         if request.query.is_empty:
             return SearchResult([], False, "gin")
-        query_sql, query_params = self._tsquery(request)
-        prefixes = self._lexeme_prefixes(request, query_sql, query_params)
-        if prefixes is None:
-            return SearchResult([], False, "gin")
-        query = _Query(query_sql, query_params, prefixes)
+        query = _Query(*self._tsquery(request), *self._lexemes(request))
         kind = index_kind()
         mode = request.after.mode if request.after is not None else None
-        if mode is None:
-            mode = (
-                "rum"
-                if kind == "rum" and self._estimate(request, query_sql, query_params) <= self.rum_limit
-                else "gin"
-            )
+        if mode is None and kind == "rum":
+            if not self._has_lexemes(query):
+                return SearchResult([], False, "gin")
+            mode = "rum" if self._estimate(request, query.sql, query.params) <= self.rum_limit else "gin"
         if mode == "rum" and kind == "rum":
             return self._search_rum(request, query)
+        # A query of stop words only matches no document here, and comes back empty.
         return self._search_bounded(request, query, score="rum_ts_score" if kind == "rum" else "ts_rank_cd")
 
     @property
@@ -244,70 +284,59 @@ class PostgresBackend(SearchBackend):
         plan = json.loads(plan) if isinstance(plan, str) else plan
         return float(plan[0]["Plan"]["Plan Rows"])
 
-    def _details(self, ids: list[int], query: _Query, score: str | None) -> dict:
-        """Title, slug, collection and snippet (and the score, on the RUM path) of the page's documents.
+    def _snippets(
+        self, documents: list[tuple[int, str, str, list[str] | None]], query: _Query
+    ) -> dict[int, str]:
+        """The snippet of each (id, config, body, query lexemes) document: about 30 words around its first match,
+        every match marked.
 
         ts_headline parses and stems every word it is given (half a millisecond for 500 words), so it is given a
-        window of the body around the first place a lexeme's beginning appears in it (found with ``strpos`` on the
-        lowercased, unaccented text); where that guess finds no match, the whole body."""
-        rows = self._headlines(ids, query, score, window=True)
-        missed = [document_id for document_id, row in rows.items() if row[-1]]
+        window of the body around the first place a lexeme's beginning appears in it (found here, in the lowercased
+        text, and with accents folded when that finds nothing); where the guess is wrong (no match inside the
+        window), the whole body. Bodies come with the ranking's rows, so the database neither reads them again nor
+        folds them."""
+        windows = {
+            document_id: (config, body, *_window(body, _prefixes(lexemes)))
+            for document_id, config, body, lexemes in documents
+        }
+        marked = self._headlines([(config, text) for config, _, text, *_ in windows.values()], query)
+        snippets, missed = {}, []
+        for (document_id, (_, _, _, hit, cut_before, cut_after)), text in zip(
+            windows.items(), marked, strict=True
+        ):
+            if hit is not None and MARK_START not in text:
+                # A beginning found where the stemmer finds no match ("run" in "brunch"): try the whole body.
+                missed.append(document_id)
+                continue
+            snippets[document_id] = excerpt(text, cut_before=cut_before, cut_after=cut_after)
         if missed:
-            rows.update(self._headlines(missed, query, score, window=False))
-        return {document_id: row[:-1] for document_id, row in rows.items()}
+            whole = self._headlines([(windows[key][0], windows[key][1]) for key in missed], query)
+            for document_id, text in zip(missed, whole, strict=True):
+                snippets[document_id] = excerpt(text)
+        return snippets
 
-    def _headlines(self, ids: list[int], query: _Query, score: str | None, *, window: bool) -> dict:
-        score_sql = f", {score}(d.tsv, {query.sql})" if score else ""
-        if window and query.prefixes:
-            positions = ", ".join(["NULLIF(strpos(f.folded, %s), 0)"] * len(query.prefixes))
-            fold = "unaccent(lower(d.body))" if has_unaccent() else "lower(d.body)"
-            located = (
-                "CROSS JOIN LATERAL (SELECT h.hit, greatest(1, coalesce(h.hit, 1) - %s) AS start FROM "  # noqa: S608
-                f"(SELECT LEAST({positions}) AS hit FROM (SELECT {fold} AS folded) f) h) w"
-            )
-            located_params = [WINDOW_BEFORE, *query.prefixes]
-            text_sql, text_params = "substr(d.body, w.start, %s)", [WINDOW]
-        else:
-            located = "CROSS JOIN LATERAL (SELECT NULL::int AS hit, 1 AS start) w"
-            located_params = []
-            text_sql, text_params = "d.body", []
+    def _headlines(self, texts: list[tuple[str, str]], query: _Query) -> list[str]:
+        """ts_headline of each (config, text), in order, with every match marked."""
+        if not texts:
+            return []
         with connection.cursor() as cursor:
             cursor.execute(
-                f"SELECT d.id, d.collection_id, d.slug, d.title, w.hit, w.start, char_length(d.body), "  # noqa: S608
-                f"ts_headline(d.config, replace({text_sql}, '<', %s), {query.sql}, %s){score_sql} "
-                f"FROM {DOCUMENTS} d {located} WHERE d.id = ANY(%s)",
+                # Only the tsquery's own expression (placeholders) is interpolated.
+                f"SELECT ts_headline(w.config::regconfig, replace(w.text, '<', %s), {query.sql}, %s) "  # noqa: S608
+                "FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS w(config, text, n) ORDER BY w.n",
                 [
-                    *text_params,
                     NO_TAG,
                     *query.params,
                     HIGHLIGHT_ALL,
-                    *(query.params if score else []),
-                    *located_params,
-                    ids,
+                    [config for config, _ in texts],
+                    [text for _, text in texts],
                 ],
             )
-            found = {}
-            for (
-                document_id,
-                collection_id,
-                slug,
-                title,
-                hit,
-                start,
-                length,
-                marked,
-                *rest,
-            ) in cursor.fetchall():
-                marked = (marked or "").replace(ZERO_WIDTH_SPACE, "")
-                cut_after = window and query.prefixes and start - 1 + WINDOW < length
-                snippet = excerpt(marked, cut_before=start > 1, cut_after=bool(cut_after))
-                # A prefix found where the stemmer finds no match ("run" in "brunch"): try the whole body.
-                missed = hit is not None and MARK_START not in marked
-                found[document_id] = (collection_id, slug, title, snippet, *rest, missed)
-            return found
+            return [(row[0] or "").replace(ZERO_WIDTH_SPACE, "") for row in cursor.fetchall()]
 
     def _search_bounded(self, request: SearchRequest, query: _Query, score: str) -> SearchResult:
         query_sql, query_params = query.sql, query.params
+        details = _details_sql(query)
         where, params = filter_sql(request)
         after_sql, after_params = "", []
         if request.after is not None:
@@ -323,10 +352,15 @@ class PostgresBackend(SearchBackend):
                 f"WHERE {match} @@ {query_sql} AND {where} LIMIT %s"
                 for match in ("d.tsv", TITLE_TSV)
             )
+            # The page's documents are read in the same statement (the ranking limited first, so that only they
+            # are joined and their bodies read).
             cursor.execute(
-                f"SELECT c.id, c.entry_id, c.score FROM (({by_body}) UNION ({by_title})) c {after_sql} "  # noqa: S608
-                "ORDER BY c.score DESC, c.entry_id LIMIT %s",
+                f"SELECT c.id, c.entry_id, c.score, {details} FROM ("  # noqa: S608
+                f"SELECT c.id, c.entry_id, c.score FROM (({by_body}) UNION ({by_title})) c {after_sql} "
+                f"ORDER BY c.score DESC, c.entry_id LIMIT %s) c JOIN {DOCUMENTS} d ON d.id = c.id "
+                "ORDER BY c.score DESC, c.entry_id",
                 [
+                    *query.lexemes_params,
                     *query_params,
                     *query_params,
                     *params,
@@ -342,13 +376,20 @@ class PostgresBackend(SearchBackend):
             ranked = cursor.fetchall()
         more = len(ranked) > request.limit
         ranked = ranked[: request.limit]
-        details = self._details([row[0] for row in ranked], query, None) if ranked else {}
-        hits = []
-        for document_id, entry_id, value in ranked:
-            collection_id, slug, title, snippet = details[document_id]
-            hits.append(
-                Hit(document_id, entry_id, collection_id, slug, title, snippet_html(snippet), value, value)
+        snippets = self._snippets([(row[0], *row[-3:]) for row in ranked], query)
+        hits = [
+            Hit(
+                document_id,
+                entry_id,
+                collection_id,
+                slug,
+                title,
+                snippet_html(snippets[document_id]),
+                value,
+                value,
             )
+            for document_id, entry_id, value, collection_id, slug, title, *_ in ranked
+        ]
         return SearchResult(hits, more, "gin")
 
     def _rum_rows(self, request: SearchRequest, query_sql: str, query_params: list, *, limit: int) -> list:
@@ -389,12 +430,30 @@ class PostgresBackend(SearchBackend):
             fetch *= 8
         more = len(rows) > request.limit
         rows = rows[: request.limit]
-        details = self._details([row[0] for row in rows], query, "rum_ts_score") if rows else {}
+        documents = {}
+        if rows:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"SELECT d.id, rum_ts_score(d.tsv, {query_sql}), {_details_sql(query)} "  # noqa: S608
+                    f"FROM {DOCUMENTS} d WHERE d.id = ANY(%s)",
+                    [*query_params, *query.lexemes_params, [row[0] for row in rows]],
+                )
+                documents = {row[0]: row[1:] for row in cursor.fetchall()}
+        snippets = self._snippets([(key, *row[-3:]) for key, row in documents.items()], query)
         hits = []
         for document_id, entry_id, distance in rows:
-            collection_id, slug, title, snippet, score = details[document_id]
+            score, collection_id, slug, title, *_ = documents[document_id]
             hits.append(
-                Hit(document_id, entry_id, collection_id, slug, title, snippet_html(snippet), score, distance)
+                Hit(
+                    document_id,
+                    entry_id,
+                    collection_id,
+                    slug,
+                    title,
+                    snippet_html(snippets[document_id]),
+                    score,
+                    distance,
+                )
             )
         return SearchResult(hits, more, "rum")
 
@@ -438,10 +497,17 @@ class PostgresBackend(SearchBackend):
 
     def insert_suggestions(self, rows: list[DocumentRow], ids: list[int]) -> None:
         values = suggestion_values(rows, ids)
-        if values:
-            # Short rows, several per document: COPY adapts them in C, where an INSERT's placeholders would be
-            # rewritten in Python.
+        if len(values) >= COPY_FROM_ROWS:
+            # Many rows (a batch): COPY adapts them in C, where an INSERT's placeholders would be rewritten in
+            # Python. A few (one entry's save) take one round trip as an INSERT, where COPY needs two.
             copy_rows(SUGGESTIONS, SUGGESTION_COLUMN_NAMES, values)
+        elif values:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"INSERT INTO {SUGGESTIONS} ({SUGGESTION_COLUMNS}) SELECT * FROM unnest("  # noqa: S608
+                    "%s::bigint[], %s::text[], %s::text[], %s::boolean[], %s::boolean[], %s::boolean[], %s::text[])",
+                    [list(column) for column in zip(*values, strict=True)],
+                )
 
     def after_rebuild(self) -> None:
         with connection.cursor() as cursor:
@@ -453,12 +519,19 @@ class PostgresBackend(SearchBackend):
     def bulk_load(self, index: str | None = None):
         """Rewriting every document is several times faster without the tsvector index (a RUM index costs ~10 ms a
         document to update, building it afresh a fraction of that): drop it, and build it once at the end. Searches
-        scan the table meanwhile."""
+        scan the table meanwhile.
+
+        The tables are emptied with TRUNCATE first (each collection's rebuild would delete its documents anyway).
+        Deleted rows leave their pages empty until a VACUUM, so rewriting every document after a DELETE doubled the
+        table, with the live half behind the empty one; a search for a word in nearly every document is a sequential
+        scan that stops at its first thousand matches, and it then read through the 100,000 empty pages first
+        (270 ms instead of 20)."""
         kind = index or _current_index_kind() or ("rum" if rum_available() else "gin")
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             cursor.execute(f"DROP INDEX IF EXISTS {RUM_INDEX}")
             cursor.execute(f"DROP INDEX IF EXISTS {GIN_INDEX}")
+            cursor.execute(f"TRUNCATE {SUGGESTIONS}, {DOCUMENTS}")
             cursor.execute("SET CONSTRAINTS ALL DEFERRED")
         try:
             yield
