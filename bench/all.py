@@ -2,7 +2,7 @@
 
 Runs, each in its own process and each writing its own detailed table to docs/performance.md:
 1. bench.run: REST (GET one, list 50 in each order, PATCH with `_rev`, create), MCP `content_get`/`content_list`, media
-   download and the mixed workload at 32 clients, as ratios to a bare WSGI app measured in the same rounds;
+   download and the mixed workload at 32 clients, as ratios to a bare WSGI app measured just before each scenario;
 2. bench.search: search (selective, common word, phrase, …) and suggest at 100,000 entries;
 3. bench.import_bench: a 10,000-post WordPress import, posts/s and peak memory.
 Then "Targets at a glance" in docs/performance.md and docs/performance.png from the newest results of each.
@@ -82,7 +82,7 @@ def rest_targets(path: Path) -> list[Target]:
                                   _median(worst["ratios"]), "≥", 0.045, "×", worst["scenario"]))  # fmt: skip
         mcp = by.get(("mcp_get", database))
         if mcp and get_one:
-            # Paired by round: both were measured against the same baseline in the same round.
+            # Paired by round: each is a ratio to the baseline measured just before it, in the same round.
             paired = [m / r for m, r in zip(mcp["ratios"], get_one["ratios"], strict=False) if r]
             targets.append(Target("MCP content_get ÷ REST GET one", database, _median(paired), "≥", 0.6, "×"))
         mixed = by.get(("mixed32", database))
@@ -153,7 +153,7 @@ def summary_table(targets: list[Target]) -> str:
 def write_summary(targets: list[Target], sources: list[str]) -> None:
     block = (
         f"{BEGIN}\nFrom the newest results of each part ({', '.join(sources)}); ratios are medians over rounds, "
-        f"each to the bare hello world measured in the same round.\n\n{summary_table(targets)}\n{END}"
+        f"each to the bare hello world measured just before it.\n\n{summary_table(targets)}\n{END}"
     )
     write_block(BEGIN, END, block)
 

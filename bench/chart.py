@@ -37,7 +37,7 @@ def draw(results: list[dict], targets: dict[str, float], title: str, path: Path 
     axes.barh(positions, medians, xerr=[lows, highs], color=colors, alpha=0.85, capsize=3)
     axes.scatter(wanted, positions, marker="|", s=260, color="black", zorder=3, label="target")
     axes.set_yticks(positions, labels, fontsize=8)
-    axes.set_xlabel("requests/s as a ratio to the bare baseline of the same round (median, min–max)")
+    axes.set_xlabel("requests/s as a ratio to the bare baseline measured just before (median, min–max)")
     axes.set_title(title, fontsize=9)
     axes.legend(loc="lower right", fontsize=8)
     axes.grid(axis="x", alpha=0.3)

@@ -2,7 +2,7 @@
 PostgreSQL (REST, MCP, media download, and the mixed workload at 32 clients).
 
 The machines are shared and noisy, so absolute requests/s mean little; every figure is the ratio of a scenario's
-requests/s to the baseline's, both measured in the same round, and rounds alternate baseline and scenarios. The CMS
+requests/s to the baseline's measured just before it (each scenario paired with its own baseline run). The CMS
 and the baselines run under the same gunicorn configuration as `make run` (cms_project/gunicorn.conf.py). Each round
 also measures two reference points against the bare WSGI app: the smallest Django project (the framework floor,
 bench/hello_django.py) and a bare ASGI app under uvicorn workers (bench/hello_asgi.py). Load comes from wrk (one
@@ -302,9 +302,20 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
                 print(
                     f"[{kind}]   {name:20} {measured.rps:8.0f} req/s  ratio {measured.rps / reference.rps:.3f}"
                 )
-            for scenario in scenarios:
+            for position, scenario in enumerate(scenarios):
                 if scenario.refresh_pool:
                     refresh_pool()
+                if position:
+                    # Each scenario is paired with a baseline measured just before it: the shared machine's speed
+                    # drifts within a round by more than the differences the targets judge.
+                    reference = wrk(
+                        baseline.url + "/",
+                        connections=8,
+                        duration=args.duration,
+                        token=None,
+                        script=None,
+                        args=[],
+                    )
                 measured = wrk(
                     cms.url + path_of(scenario),
                     connections=scenario.connections,
@@ -320,7 +331,7 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
                 result.errors += measured.errors
                 print(
                     f"[{kind}]   {scenario.name:20} {measured.rps:8.0f} req/s  ratio {measured.rps / reference.rps:.3f}"
-                    f"  p99 {measured.p99_ms:.1f} ms  errors {measured.errors}",
+                    f" (baseline {reference.rps:.0f})  p99 {measured.p99_ms:.1f} ms  errors {measured.errors}",
                     flush=True,
                 )
         for scenario in scenarios:
