@@ -41,6 +41,7 @@ from apps.accounts.permissions import Actor
 from apps.content import services as content_services
 from apps.content.models import Byline, Entry, Status
 from apps.core.errors import CmsError
+from apps.core.memory import bulk_work
 from apps.core.slugs import slugify
 from apps.core.timefmt import now
 from apps.importer import registry, services
@@ -1281,4 +1282,5 @@ def _reason(error: CmsError) -> str:
 def run_job(
     job: ImportJob, progress: Callable[[int, str], None] | None = None, deadline: float | None = None
 ) -> ImportJob:
-    return Runner(job, progress=progress, deadline=deadline).run()
+    with bulk_work():
+        return Runner(job, progress=progress, deadline=deadline).run()

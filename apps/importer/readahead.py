@@ -19,6 +19,8 @@ import queue as queue_module
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from apps.core.memory import bulk_work
+
 logger = logging.getLogger(__name__)
 
 CHUNK = 32  # records per message: pickling and waking the parent per record would cost more than the records
@@ -56,6 +58,11 @@ def _sender(out: Any) -> Callable[[tuple], None]:
 
 
 def _produce(function: Callable[..., Iterable[Any]], args: tuple, out: Any) -> None:
+    with bulk_work():
+        _send_all(function, args, out)
+
+
+def _send_all(function: Callable[..., Iterable[Any]], args: tuple, out: Any) -> None:
     send = _sender(out)
     # The child's log records go to the parent's handlers (its settings are the parent's, not this process's).
     root = logging.getLogger()

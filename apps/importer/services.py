@@ -33,6 +33,7 @@ from apps.core.errors import (
     storage_full,
 )
 from apps.core.ids import new_id
+from apps.core.memory import bulk_work
 from apps.core.slugs import slugify
 from apps.importer import registry
 from apps.importer.errors import InvalidImportFile
@@ -111,7 +112,8 @@ def run_analysis(source_id: str, path: Path) -> dict[str, Any]:
     """The source's analysis of a stored file; an unreadable file is VALIDATION_ERROR naming the line."""
     source = registry.get_source(source_id)
     try:
-        return source.analyze(path)
+        with bulk_work():
+            return source.analyze(path)
     except WxrError as error:
         raise InvalidImportFile(error.message, line=error.line) from error
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
@@ -45,6 +46,20 @@ def test_import_wxr_imports_the_theme_unit_test(admin_api, settings, read_ahead_
     assert statuses(all_entries(admin_api, "posts")) == {"published": 56, "draft": 1, "scheduled": 1}
     assert len(all_entries(admin_api, "pages")) == 21
     assert len(all_pages(admin_api, "/_cms/api/taxonomies/category/terms")) == 68
+
+
+def test_an_import_gives_the_process_its_garbage_collection_back(tmp_path):
+    # Imports collect garbage less often while they run (apps/core/memory.py); a worker that goes on serving
+    # other jobs and publications must not keep that setting, whether the import succeeds or fails.
+    before = gc.get_threshold()
+    run(str(THEME_UNIT_TEST))
+    assert (gc.get_threshold(), gc.get_freeze_count()) == (before, 0)
+
+    broken = tmp_path / "broken.xml"
+    broken.write_bytes(b"<rss><channel><item><title>unclosed</channel></rss>")
+    with pytest.raises(CommandError):
+        run(str(broken))
+    assert (gc.get_threshold(), gc.get_freeze_count()) == (before, 0)
 
 
 def test_import_wxr_maps_and_skips_post_types(admin_api):
