@@ -319,6 +319,29 @@ def suggestion_values(rows: list[DocumentRow], ids: list[int]) -> list[tuple]:
     return values
 
 
+# The columns every backend writes for a document, in the order of ``document_values``.
+DOCUMENT_COLUMNS = [
+    "entry_id",
+    "collection_id",
+    "locale",
+    "published",
+    "working",
+    "slug",
+    "title",
+    "body",
+    "signature",
+]
+
+
+def document_values(row: DocumentRow) -> list:
+    """A document's values in DOCUMENT_COLUMNS order."""
+    spec = row.spec
+    return [
+        row.entry_id, row.collection_id, row.locale, spec.published, spec.working, row.slug, spec.title, spec.body,
+        row.signature,
+    ]  # fmt: skip
+
+
 def ids_in_order(rows: list[DocumentRow], returned: list[tuple]) -> list[int]:
     """The ids of inserted ``rows`` from ``RETURNING id, entry_id, published, working``, whatever order the database
     returned them in (an entry's documents differ in their flags)."""

@@ -42,6 +42,7 @@ from django.db import connection, transaction
 from apps.core.db import copy_rows
 from apps.schema.selectors import schema_cached
 from apps.search.backends.base import (
+    DOCUMENT_COLUMNS,
     DOCUMENTS,
     INSERT_CHUNK,
     SUGGESTION_COLUMN_NAMES,
@@ -52,6 +53,7 @@ from apps.search.backends.base import (
     SearchBackend,
     SearchRequest,
     SearchResult,
+    document_values,
     excerpt,
     filter_sql,
     ids_in_order,
@@ -76,25 +78,12 @@ MAX_PREFIXES = 8
 # From this many rows on, documents and suggestions are written with COPY, which takes a round trip more than an
 # INSERT (documents: their ids are drawn first) and less time for each row.
 COPY_FROM_ROWS = 20
-DOCUMENT_COLUMNS = [
-    "entry_id", "collection_id", "locale", "published", "working", "slug", "title", "body", "signature", "config"
-]  # fmt: skip
+# The documents' columns as PostgreSQL takes them: the tsvectors are generated from config, title and body.
+PG_DOCUMENT_COLUMNS = [*DOCUMENT_COLUMNS, "config"]
 
 
 def _document_values(row: DocumentRow) -> list:
-    """A document's values in DOCUMENT_COLUMNS order (the tsvectors are generated from config, title and body)."""
-    return [
-        row.entry_id,
-        row.collection_id,
-        row.locale,
-        row.spec.published,
-        row.spec.working,
-        row.slug,
-        row.spec.title,
-        row.spec.body,
-        row.signature,
-        row.analyzer,
-    ]
+    return [*document_values(row), row.analyzer]
 
 
 @dataclass(frozen=True)
@@ -472,7 +461,7 @@ class PostgresBackend(SearchBackend):
                     params += _document_values(row)
                 # The tsvector is a generated column: PostgreSQL computes it from config, title and body.
                 cursor.execute(
-                    f"INSERT INTO {DOCUMENTS} ({', '.join(DOCUMENT_COLUMNS)}) VALUES {values} "  # noqa: S608
+                    f"INSERT INTO {DOCUMENTS} ({', '.join(PG_DOCUMENT_COLUMNS)}) VALUES {values} "  # noqa: S608
                     "RETURNING id, entry_id, published, working",
                     params,
                 )
@@ -490,7 +479,7 @@ class PostgresBackend(SearchBackend):
             ids = [row[0] for row in cursor.fetchall()]
         copy_rows(
             DOCUMENTS,
-            ["id", *DOCUMENT_COLUMNS],
+            ["id", *PG_DOCUMENT_COLUMNS],
             ([document_id, *_document_values(row)] for document_id, row in zip(ids, rows, strict=True)),
         )
         return ids

@@ -23,6 +23,7 @@ import logging
 from django.db import DatabaseError, connection
 
 from apps.search.backends.base import (
+    DOCUMENT_COLUMNS,
     DOCUMENTS,
     INSERT_CHUNK,
     DocumentRow,
@@ -30,6 +31,7 @@ from apps.search.backends.base import (
     SearchBackend,
     SearchRequest,
     SearchResult,
+    document_values,
     excerpt,
     filter_sql,
     ids_in_order,
@@ -190,27 +192,14 @@ class SqliteBackend(SearchBackend):
 
     def insert_documents(self, rows: list[DocumentRow]) -> list[int]:
         ids: list[int] = []
-        columns = "entry_id, collection_id, locale, published, working, slug, title, body, signature"
         with connection.cursor() as cursor:
             for start in range(0, len(rows), INSERT_CHUNK):
                 chunk = rows[start : start + INSERT_CHUNK]
-                values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s, %s)"] * len(chunk))
-                params = []
-                for row in chunk:
-                    params += [
-                        row.entry_id,
-                        row.collection_id,
-                        row.locale,
-                        row.spec.published,
-                        row.spec.working,
-                        row.slug,
-                        row.spec.title,
-                        row.spec.body,
-                        row.signature,
-                    ]
+                values = ", ".join([f"({', '.join(['%s'] * len(DOCUMENT_COLUMNS))})"] * len(chunk))
+                params = [value for row in chunk for value in document_values(row)]
                 # The FTS index is filled by the insert trigger.
                 cursor.execute(
-                    f"INSERT INTO {DOCUMENTS} ({columns}) VALUES {values} "  # noqa: S608
+                    f"INSERT INTO {DOCUMENTS} ({', '.join(DOCUMENT_COLUMNS)}) VALUES {values} "  # noqa: S608
                     "RETURNING id, entry_id, published, working",
                     params,
                 )
