@@ -45,7 +45,6 @@ def test_the_entry_tables_keep_only_the_indexes_their_queries_use():
         "taxonomy_entryterm_taxonomy_id_ac299add",
         "taxonomy_term_entries",
     ]
-    assert _indexes("content_entry")["content_entry_translation"].endswith("USING btree (translation_group)")
 
 
 def test_the_migration_drops_pattern_indexes_that_an_older_database_has():

@@ -1,5 +1,9 @@
-"""Credits need no index of their own on the entry (the unique (entry, byline) leads with it); keys, and the
-translation group (an entry id), need no pattern indexes (apps/core/dbbackends/postgresql)."""
+"""Credits need no index of their own on the entry (the unique (entry, byline) leads with it), and keys need no
+pattern indexes (apps/core/dbbackends/postgresql).
+
+Nothing here may alter ``content_entry`` itself: SQLite rebuilds a table to alter one of its columns, and the rebuilt
+table would lose the indexes Django does not know of (the published-date index of migration 0002, and every field's
+generated index)."""
 
 import django.db.models.deletion
 from django.db import migrations, models
@@ -22,15 +26,6 @@ class Migration(migrations.Migration):
                 related_name="credits",
                 to="content.entry",
             ),
-        ),
-        migrations.AlterField(
-            model_name="entry",
-            name="translation_group",
-            field=models.CharField(max_length=26),
-        ),
-        migrations.AddIndex(
-            model_name="entry",
-            index=models.Index(fields=["translation_group"], name="content_entry_translation"),
         ),
         DropKeyPatternIndexes(),
     ]
