@@ -1,4 +1,4 @@
-"""Python's cyclic garbage collector, tuned for long runs of bulk work (imports, index rebuilds).
+"""Python's cyclic garbage collector, tuned for long runs of bulk work (imports).
 
 The collector runs after every 700 new container objects (dicts, lists, model instances …) and then walks the
 young objects; every tenth run walks older ones too, and the oldest generation holds everything Django and the

@@ -130,18 +130,6 @@ def index_kind() -> str | None:
     return schema_cached("search:postgres-index", _current_index_kind)
 
 
-_unaccent: bool | None = None
-
-
-def has_unaccent() -> bool:
-    global _unaccent
-    if _unaccent is None:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1 FROM pg_extension WHERE extname = 'unaccent'")
-            _unaccent = cursor.fetchone() is not None
-    return _unaccent
-
-
 def rum_available() -> bool:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'rum'")
