@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 
 from apps.search.backends.base import SearchBackend
@@ -20,7 +21,8 @@ def _backend(vendor: str) -> SearchBackend:
         from apps.search.backends.sqlite import SqliteBackend
 
         return SqliteBackend()
-    raise NotImplementedError(f"Search has no backend for {vendor}; use PostgreSQL or SQLite.")
+    # The product supports these two databases only; another DATABASE_URL scheme is a configuration error.
+    raise ImproperlyConfigured(f"Search has no backend for {vendor}; use PostgreSQL or SQLite.")
 
 
 def get_search_backend() -> SearchBackend:
