@@ -48,6 +48,7 @@ from urllib3.exceptions import (
 from urllib3.util import Timeout, parse_url
 
 __all__ = [
+    "BlockedAddress",
     "BlockedDestination",
     "FetchFailed",
     "FetchTimeout",
@@ -81,6 +82,10 @@ class SafeHttpError(Exception):
 
 class BlockedDestination(SafeHttpError):
     """The URL, or an address its host resolves to, is not one we may fetch from."""
+
+
+class BlockedAddress(BlockedDestination):
+    """The host is (or resolves to) a loopback, private, link-local or otherwise non-public address."""
 
 
 class ResponseTooLarge(SafeHttpError):
@@ -357,7 +362,7 @@ def check_url(url: str) -> _Target:
         for address in addresses:
             reason = blocked_reason(address)
             if reason and not any(address in network for network in allowed["networks"]):
-                raise BlockedDestination(f"{host} is not fetched: it resolves to {reason}.")
+                raise BlockedAddress(f"{host} is not fetched: it resolves to {reason}.")
     return _Target(scheme, host, port, parsed.request_uri or "/", addresses[0])
 
 

@@ -652,15 +652,36 @@ SUGGESTIONS = {
 }
 
 
+PRIVATE_ADDRESS_HELP = (
+    " The server never fetches private, loopback or link-local addresses (they could reach its own network), so a"
+    " site there cannot be probed: export it (WordPress: Tools → Export → All content) and upload the file instead."
+)
+
+
+def _check_probe_address(url: str) -> None:
+    """Refuse an address the safe client would refuse, saying why: the probes would all be stopped before reaching
+    it, and "no known platform answered" would hide the reason from someone probing a site on their own network.
+    A host that does not resolve is left to the probes (no match, upload suggested)."""
+    try:
+        safehttp.check_url(url)
+    except safehttp.BlockedDestination as error:
+        help_text = PRIVATE_ADDRESS_HELP if isinstance(error, safehttp.BlockedAddress) else ""
+        raise ValidationError(details={"url": f"{error}{help_text}"}) from error
+    except safehttp.SafeHttpError:
+        return
+
+
 def import_probe(*, actor: Actor, url: str) -> dict[str, Any]:
     """Ask every source with a probe about ``url`` at once; the most confident match decides the suggested action
-    (SPEC §4.10 rule 1). A probe that fails, refuses the address or runs out of time counts as no match."""
+    (SPEC §4.10 rule 1). A probe that fails or runs out of time counts as no match; an address the safe client
+    refuses (private, loopback, link-local …) is a VALIDATION_ERROR on ``url`` before any probe runs."""
     from concurrent.futures import ThreadPoolExecutor, wait
 
     authorize(actor, "import.run")
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValidationError(details={"url": "Give an http or https address, e.g. https://example.com."})
+    _check_probe_address(url.strip())
     sources = [source for source in registry.all_sources() if source.probe is not None]
     matches: list[dict[str, Any]] = []
     if sources:

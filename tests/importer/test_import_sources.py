@@ -3,10 +3,12 @@ by a local HTTP server (``CMS_SAFEHTTP_ALLOW_HOSTS`` lets the safe client reach 
 
 from __future__ import annotations
 
+import ipaddress
 import json
 
 import pytest
 
+from apps.core import safehttp
 from apps.importer import registry
 from apps.plugins.base import ImportSourceContribution, Plugin
 from tests.importer.helpers import EXECUTE, PROBE, all_entries, all_pages, job_url
@@ -123,16 +125,66 @@ def test_probe_of_an_unknown_site_suggests_an_upload(admin_api, web, settings):
     }
 
 
-@pytest.mark.parametrize(
-    "url", ["http://127.0.0.1:9/", "http://169.254.169.254/", "http://[::1]/", "http://10.0.0.8"]
+PRIVATE_HELP = (
+    " The server never fetches private, loopback or link-local addresses (they could reach its own network), so a"
+    " site there cannot be probed: export it (WordPress: Tools → Export → All content) and upload the file instead."
 )
-def test_probe_never_reaches_private_addresses(admin_api, settings, url):
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://127.0.0.1:9/", "127.0.0.1 is not fetched: it resolves to a loopback address (127.0.0.1)."),
+        (
+            "http://blog.lan:8080/",
+            "blog.lan is not fetched: it resolves to a private-network address (192.168.1.5).",
+        ),
+        (
+            "http://169.254.169.254/",
+            "169.254.169.254 is not fetched: it resolves to a link-local address (cloud metadata services live "
+            "here) (169.254.169.254).",
+        ),
+        ("http://[::1]/", "::1 is not fetched: it resolves to a loopback address (::1)."),
+        ("http://10.0.0.8", "10.0.0.8 is not fetched: it resolves to a private-network address (10.0.0.8)."),
+    ],
+)
+def test_probe_of_a_private_address_is_refused_saying_why(admin_api, settings, monkeypatch, url, reason):
     settings.CMS_IMPORT_HOSTED_API = "http://127.0.0.1:9"
+    # A name on the user's own network, as a local WordPress often has.
+    monkeypatch.setattr(
+        safehttp,
+        "resolve_host",
+        lambda host, port: [ipaddress.ip_address("192.168.1.5")] if host == "blog.lan" else [],
+    )
     response = admin_api.post(PROBE, {"url": url}, format="json")
 
-    assert response.status_code == 200
-    assert response.json()["data"]["matches"] == []
-    assert response.json()["data"]["suggestedAction"]["action"] == "upload"
+    assert response.status_code == 400
+    assert response.json() == {
+        "success": False,
+        "error": {
+            "code": "VALIDATION_ERROR",
+            "message": f"url: {reason}{PRIVATE_HELP}",
+            "details": {"url": f"{reason}{PRIVATE_HELP}"},
+        },
+    }
+
+
+def test_probe_of_a_private_address_runs_no_probe(admin_api, web, settings):
+    # The hosted source would ask its (public) API about any host; for a refused address it is not asked either.
+    settings.CMS_IMPORT_HOSTED_API = web.base
+    response = admin_api.post(PROBE, {"url": "http://192.168.1.20/"}, format="json")
+
+    assert response.status_code == 400
+    assert web.requests == []
+
+
+def test_probe_of_a_url_with_credentials_is_refused(admin_api):
+    response = admin_api.post(PROBE, {"url": "https://admin:secret@example.com/"}, format="json")
+
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == {
+        "url": "URLs with a user name or password in them are not fetched; send credentials in a header."
+    }
 
 
 def test_probe_needs_an_http_url(admin_api):
