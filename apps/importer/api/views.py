@@ -53,7 +53,8 @@ class ImportViewSet(UploadLimitMixin, CmsViewSet):
     @endpoint("import.run", body=ProbeIn, response=ProbeOut, summary="Detect the platform behind a URL")
     def probe(self, request):
         """Every registered source's probe runs at once; the most confident match decides the suggested action:
-        ``oauth`` (hosted platform), ``export`` (self-hosted: export instructions) or ``upload`` (unknown)."""
+        ``oauth`` (hosted platform), ``export`` (self-hosted: export instructions) or ``upload`` (unknown). An address
+        the server does not fetch (loopback, private, link-local …) is 400 VALIDATION_ERROR on ``url`` saying so."""
         return ok(services.import_probe(actor=actor_from_request(request), url=self.body["url"]))
 
     @endpoint(
