@@ -5,6 +5,7 @@ validation and pagination."""
 from __future__ import annotations
 
 import pytest
+from django.core.management import call_command
 from django.test import override_settings
 
 from apps.accounts.models import Role
@@ -66,6 +67,29 @@ def test_accents_and_case_do_not_matter(reader, articles):
     assert sorted(titles(reader, "cafe")) == ["Cafe racer", "Le Café"]
     assert sorted(titles(reader, "CAFÉ")) == ["Cafe racer", "Le Café"]
     assert titles(reader, "creme brulee") == ["Le Café"]
+
+
+def test_words_with_digits_ignore_accents_too(reader, articles):
+    # Issue 17: PostgreSQL's parser types words of letters and digits apart (numword …), and those skipped unaccent.
+    article(articles, "Café2024 menu", "Served at the diaé15x stand.")
+    article(articles, "Cafe racer", "A motorcycle from 2024.")
+    assert titles(reader, "cafe2024") == ["Café2024 menu"]
+    assert titles(reader, "CAFÉ2024") == ["Café2024 menu"]
+    assert titles(reader, "diae15x") == ["Café2024 menu"]
+
+
+@pytest.mark.requires_postgres
+def test_the_migration_reindexes_documents_indexed_without_unaccent_on_words_with_digits(reader, articles):
+    call_command("migrate", "search", "0005", verbosity=0)
+    article(articles, "Café2024 menu", "Served at the diaé15x stand.")
+    article(articles, "Plain 2024", "Nothing accented here.")
+    assert titles(reader, "cafe2024") == []
+
+    call_command("migrate", "search", verbosity=0)
+
+    assert titles(reader, "cafe2024") == ["Café2024 menu"]
+    assert titles(reader, "diae15x") == ["Café2024 menu"]
+    assert titles(reader, "plain") == ["Plain 2024"]
 
 
 def test_snippets_mark_the_matches(reader, articles):
