@@ -433,6 +433,25 @@ CMS_MAX_UPLOAD_BYTES = env_int("CMS_MAX_UPLOAD_BYTES", 50 * 1024 * 1024)
 CMS_MEDIA_ALLOWED_TYPES = env_list(
     "CMS_MEDIA_ALLOWED_TYPES", ["image/*", "video/*", "audio/*", "application/pdf"]
 )
+# Types served with `Content-Disposition: inline` by GET /media/file/:key (fnmatch patterns); every other type is an
+# attachment. Raster images, audio and video only by default: SVG, HTML, XML and PDF are documents when opened.
+CMS_MEDIA_INLINE_TYPES = env_list(
+    "CMS_MEDIA_INLINE_TYPES",
+    [
+        "image/png",
+        "image/apng",
+        "image/jpeg",
+        "image/gif",
+        "image/webp",
+        "image/avif",
+        "image/bmp",
+        "image/x-icon",
+        "image/tiff",
+        "image/heic",
+        "audio/*",
+        "video/*",
+    ],
+)
 STATIC_URL = "/static/"
 STATIC_ROOT = Path(env("STATIC_ROOT", str(VAR_DIR / "static")))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)

@@ -43,6 +43,20 @@ def png_bytes(color=(200, 30, 30), size=(4, 3)) -> bytes:
     return buffer.getvalue()
 
 
+def wav_bytes(frames: int = 800) -> bytes:
+    """A real WAV sound (8 kHz mono, ``frames`` samples): audio the browser can play."""
+    import io
+    import wave
+
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as sound:
+        sound.setnchannels(1)
+        sound.setsampwidth(2)
+        sound.setframerate(8000)
+        sound.writeframes(b"\x00\x01" * frames)
+    return buffer.getvalue()
+
+
 PDF_BYTES = (
     b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n"
     b"trailer<</Root 1 0 R>>\n%%EOF\n"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from apps.media.models import MediaItem
-from tests.factories import make_media, png_bytes
+from tests.factories import PDF_BYTES, make_media, png_bytes, wav_bytes
 
 FILES = "/_cms/api/media/file/"
 NOT_FOUND = {"success": False, "error": {"code": "NOT_FOUND", "message": "No such file.", "details": {}}}
@@ -30,8 +30,54 @@ def test_download_headers(api, image):
     assert response["ETag"] == f'"{image.content_hash}"'
     assert response["Cache-Control"] == "public, max-age=31536000, immutable"
     assert response["X-Content-Type-Options"] == "nosniff"
+    assert response["Content-Security-Policy"] == "default-src 'none'; sandbox"
     assert response["Content-Disposition"] == 'inline; filename="cover image.png"'
     assert response["Accept-Ranges"] == "bytes"
+
+
+SANDBOX = "default-src 'none'; sandbox"
+PLAYABLE = "default-src 'none'; media-src 'self'; sandbox allow-same-origin"
+
+
+@pytest.mark.parametrize(
+    ("content", "filename", "mime", "disposition", "policy"),
+    [
+        (png_bytes(), "logo.png", "image/png", 'inline; filename="logo.png"', SANDBOX),
+        (wav_bytes(), "jingle.wav", "audio/x-wav", 'inline; filename="jingle.wav"', PLAYABLE),
+        # A document: its scripts and forms would run from the API's origin if a browser rendered it here.
+        (PDF_BYTES, "report.pdf", "application/pdf", 'attachment; filename="report.pdf"', SANDBOX),
+    ],
+    ids=["image", "sound", "document"],
+)
+def test_every_file_is_sandboxed_and_documents_download(api, content, filename, mime, disposition, policy):
+    item = make_media(content=content, filename=filename)
+    for response in (api.get(FILES + item.storage_key), api.head(FILES + item.storage_key)):
+        assert response.status_code == 200
+        assert (
+            response["Content-Type"],
+            response["Content-Disposition"],
+            response["Content-Security-Policy"],
+            response["X-Content-Type-Options"],
+        ) == (mime, disposition, policy, "nosniff")
+    not_modified = api.get(FILES + item.storage_key, HTTP_IF_NONE_MATCH=f'"{item.content_hash}"')
+    assert not_modified.status_code == 304
+    assert (not_modified["Content-Disposition"], not_modified["Content-Security-Policy"]) == (
+        disposition,
+        policy,
+    )
+
+
+def test_types_served_inline_are_configurable(api, settings):
+    item = make_media(content=PDF_BYTES, filename="report.pdf")
+    settings.CMS_MEDIA_INLINE_TYPES = ["image/*", "application/pdf"]
+    response = api.get(FILES + item.storage_key)
+    assert (response["Content-Disposition"], response["Content-Security-Policy"]) == (
+        'inline; filename="report.pdf"',
+        SANDBOX,
+    )
+    settings.CMS_MEDIA_INLINE_TYPES = []
+    image = make_media(content=png_bytes(), filename="logo.png")
+    assert api.get(FILES + image.storage_key)["Content-Disposition"] == 'attachment; filename="logo.png"'
 
 
 def test_a_current_etag_is_304_without_a_body(api, image):

@@ -7,12 +7,20 @@ the body is read, and the parser stops at the limit when the length is not decla
 ``GET /media/file/:key`` answers the raw bytes (not the envelope) with the detected type, length, ETag and a year of
 caching: keys are unique per upload, so a key's content never changes. It serves keys that a media record names, on
 local storage only (S3-compatible storage serves its own URLs).
+
+Files come from the API's own origin, so a file a browser rendered as a document could run script with that origin's
+cookies and storage. Every file is therefore sandboxed (``Content-Security-Policy``: no scripts, no loads, an origin
+of its own) and not sniffed (``nosniff``), and only the types in ``CMS_MEDIA_INLINE_TYPES`` (raster images, audio,
+video) are ``inline``; anything else (PDF by default, and SVG, HTML or XML should they ever be stored) downloads as an
+attachment. Embedding is unaffected: an ``<img>``, ``<audio>`` or ``<video>`` on another page ignores both headers.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import re
 
+from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
@@ -148,6 +156,25 @@ def _stream(handle, first: int, length: int):
         handle.close()
 
 
+# A file opened on its own may show itself and nothing more: no scripts, forms, plugins or loads of anything else.
+SANDBOX = "default-src 'none'; sandbox"
+# Audio and video opened on their own play in a media document that fetches the file again, as media: that needs
+# `media-src 'self'`, which a sandboxed document only matches when it keeps its origin (`allow-same-origin`; scripts,
+# forms, popups and plugins stay off, and with nosniff the bytes are never read as HTML).
+PLAYABLE_SANDBOX = "default-src 'none'; media-src 'self'; sandbox allow-same-origin"
+
+
+def _file_headers(item) -> dict[str, str]:
+    mime = item.mime_type or ""
+    inline = any(fnmatch.fnmatchcase(mime, pattern) for pattern in settings.CMS_MEDIA_INLINE_TYPES)
+    playable = inline and mime.startswith(("audio/", "video/"))
+    return {
+        "Content-Security-Policy": PLAYABLE_SANDBOX if playable else SANDBOX,
+        "X-Content-Type-Options": "nosniff",
+        "Content-Disposition": content_disposition_header(not inline, item.filename),
+    }
+
+
 class MediaFileView(CmsAPIView):
     @endpoint(
         "public",
@@ -161,7 +188,10 @@ class MediaFileView(CmsAPIView):
     def get(self, request, key: str):
         """The file's bytes with its detected Content-Type, Content-Length, an ETag (the content hash) and
         ``Cache-Control: public, max-age=31536000, immutable``. A single ``Range: bytes=…`` is answered with 206.
-        Only keys of media records are served, and only from local storage."""
+        Only keys of media records are served, and only from local storage. Every file is sandboxed
+        (``Content-Security-Policy: default-src 'none'; sandbox``, audio and video may also load themselves as media)
+        with ``X-Content-Type-Options: nosniff``; types outside ``CMS_MEDIA_INLINE_TYPES`` (raster images, audio and
+        video by default) are sent as ``Content-Disposition: attachment``."""
         if storage.key_problem(key) is not None or not storage.is_local():
             raise NotFound("No such file.")
         item = selectors.media_by_key(key=key)
@@ -172,9 +202,8 @@ class MediaFileView(CmsAPIView):
         headers = {
             "ETag": etag,
             "Cache-Control": "public, max-age=31536000, immutable",
-            "X-Content-Type-Options": "nosniff",
             "Accept-Ranges": "bytes",
-            "Content-Disposition": content_disposition_header(False, item.filename),
+            **_file_headers(item),
         }
         wanted = request.headers.get("If-None-Match", "")
         if wanted and (
