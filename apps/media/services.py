@@ -1,8 +1,9 @@
 """Writes to media: uploads (with deduplication), records for files already in storage, metadata edits, deletion.
 
 An upload is analysed before anything is stored (hash, size, MIME type from the bytes, dimensions); a file of a type
-outside the allow-list is refused; bytes identical to an existing item's return that item (``deduplicated``) and are
-not stored again; a file that would take the media past ``CMS_MEDIA_QUOTA_BYTES`` is refused (507). Deleting a record
+outside the allow-list is refused; images lose their identifying metadata (``metadata.without_metadata``: GPS,
+camera, dates) and are analysed again, so everything after concerns the bytes actually stored; bytes identical to an
+existing item's return that item (``deduplicated``) and are not stored again; a file that would take the media past ``CMS_MEDIA_QUOTA_BYTES`` is refused (507). Deleting a record
 deletes its file once no other record names it, after the transaction commits, so a rolled-back delete never loses a
 file.
 
@@ -32,6 +33,7 @@ from apps.core.ids import new_id
 from apps.media import storage
 from apps.media.analysis import Analysis, analyse, mime_allowed, same_bytes
 from apps.media.errors import MediaTooLarge, MediaTypeRefused, StorageQuotaExceeded
+from apps.media.metadata import without_metadata
 from apps.media.models import MediaItem
 
 logger = logging.getLogger("cms.media")
@@ -173,6 +175,12 @@ def _upload(
     if analysis.size == 0:
         raise ValidationError(details={"file": "The file is empty."})
     _check_type(analysis)
+    cleaned = without_metadata(file, analysis.mime_type)
+    if cleaned is not None:
+        # What is stored is what is hashed and compared: the same photo uploaded twice loses the same metadata, so
+        # it still deduplicates, and its dimensions are those of the turned picture.
+        file = cleaned
+        analysis = analyse(file)
     # Two uploads of the same bytes at once must not both miss the other and store two copies.
     transaction_lock(f"media:{analysis.content_hash}")
     existing = _duplicate_of(analysis, file)
@@ -218,7 +226,9 @@ def media_create(
     caption: str = "",
 ) -> tuple[MediaItem, bool]:
     """Record a file that is already in storage (SPEC §4.3 ``storageKey``). Its bytes are checked like an upload's:
-    the sent MIME type and size must be what the bytes are. A key already recorded returns that record."""
+    the sent MIME type and size must be what the bytes are. A key already recorded returns that record. The file is
+    recorded as it is in storage, metadata included: it was put there by someone with access to the storage, and
+    rewriting it would change bytes others may name by that key."""
     authorize(actor, "media.create")
     if problem := storage.key_problem(storage_key):
         raise ValidationError(details={"storageKey": problem})
