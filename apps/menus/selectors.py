@@ -1,8 +1,15 @@
 """Reads of menus: the list, and one menu with its items as an ordered tree, references resolved.
 
-Resolving costs a constant number of queries whatever the menu's size: the items, then every referenced entry at once
-and every referenced term at once. A content item whose entry is deleted, in the trash or not published, or a taxonomy
-item whose term is gone, is flagged ``missing`` (front ends usually hide it) rather than dropped.
+A content item's target is its entry: collection, id, slug, title (the collection's title-like field, else the slug),
+status and whether it is in the trash; a taxonomy item's target is its term: taxonomy, id, slug and label. Resolving
+costs a constant number of queries whatever the menu's size: the items, then every referenced entry at once and
+every referenced term at once (the fields naming each collection's title come from the schema cache).
+
+Readers who may see drafts (contributor and up, who build menus) get the target of any entry still stored, trashed
+and unpublished ones included, with its working title; everyone else only sees published entries, so a draft's title
+never reaches a public front end. An item whose target is gone, or not public (unpublished or in the trash), is
+flagged ``missing`` (front ends usually hide it) rather than dropped; its ``target`` is None when the reader may not
+see it or it no longer exists.
 """
 
 from __future__ import annotations
@@ -14,16 +21,46 @@ from apps.content.models import Entry, Status
 from apps.core.db import JsonKey
 from apps.core.errors import NotFound
 from apps.menus.models import ItemType, Menu, MenuItem
+from apps.schema.selectors import collections_for_read
 from apps.taxonomy.models import Term
+
+# Field types whose value can stand for an entry's title, and the slugs preferred among them.
+TITLE_TYPES = ("string", "text")
+TITLE_NAMES = ("title", "name")
+
+
+@dataclass(frozen=True)
+class EntryTarget:
+    collection: str
+    id: str
+    slug: str
+    title: str
+    status: str
+    trashed: bool
+
+    @property
+    def public(self) -> bool:
+        return self.status == Status.PUBLISHED and not self.trashed
+
+
+@dataclass(frozen=True)
+class TermTarget:
+    taxonomy: str
+    id: str
+    slug: str
+    label: str
+    public = True
 
 
 @dataclass
 class ResolvedItem:
     item: MenuItem
-    slug: str | None = None
-    title: str | None = None
-    missing: bool = False
+    target: EntryTarget | TermTarget | None = None
     children: list[ResolvedItem] = field(default_factory=list)
+
+    @property
+    def missing(self) -> bool:
+        return self.item.type != ItemType.CUSTOM and (self.target is None or not self.target.public)
 
 
 def menu_list() -> list[Menu]:
@@ -45,46 +82,75 @@ def menu_item_get(*, menu: Menu, item_id: str) -> MenuItem:
     return item
 
 
-def resolve(items: list[MenuItem]) -> list[ResolvedItem]:
-    """Each item with its reference resolved (flat, in the given order)."""
+def title_field(collection) -> str | None:
+    """The slug of the field that titles a collection's entries: ``title``, else ``name``, else its first string or
+    text field; None when it has none."""
+    fields = [field for field in collection.fields.all() if field.type in TITLE_TYPES]
+    for name in TITLE_NAMES:
+        if any(field.slug == name for field in fields):
+            return name
+    return fields[0].slug if fields else None
+
+
+def _entry_targets(ids: list[str], *, drafts: bool) -> dict[str, EntryTarget]:
+    """Entries by id in one query, each titled by its collection's title field (one column per distinct field)."""
+    titles = {collection.slug: title_field(collection) for collection in collections_for_read()}
+    keys = sorted({key for key in titles.values() if key})
+    rows = Entry.objects.filter(pk__in=ids)
+    if not drafts:
+        rows = rows.filter(deleted_at__isnull=True, status=Status.PUBLISHED)
+    # What the public sees of a published entry is its published version; a working title only for the others.
+    columns = {f"live_{index}": JsonKey("live_data", key) for index, key in enumerate(keys)}
+    columns.update({f"work_{index}": JsonKey("data", key) for index, key in enumerate(keys)} if drafts else {})
+    names = ["pk", "collection__slug", "slug", "status", "deleted_at", *columns]
+    targets = {}
+    for values in rows.annotate(**columns).values_list(*names):
+        row = dict(zip(names, values, strict=True))
+        collection = row["collection__slug"]
+        key = titles.get(collection)
+        title = None
+        if key is not None:
+            index = keys.index(key)
+            version = "live" if row["status"] == Status.PUBLISHED or not drafts else "work"
+            title = row.get(f"{version}_{index}")
+        targets[row["pk"]] = EntryTarget(
+            collection=collection,
+            id=row["pk"],
+            slug=row["slug"],
+            title=title if isinstance(title, str) and title.strip() else row["slug"],
+            status=row["status"],
+            trashed=row["deleted_at"] is not None,
+        )
+    return targets
+
+
+def resolve(items: list[MenuItem], *, drafts: bool) -> list[ResolvedItem]:
+    """Each item with its target resolved (flat, in the given order). ``drafts``: the reader may see unpublished
+    entries (``apps.content.selectors.can_read_drafts``)."""
     entry_ids = [item.reference_id for item in items if item.type == ItemType.CONTENT]
     term_ids = [item.reference_id for item in items if item.type == ItemType.TAXONOMY]
-    entries = {}
-    if entry_ids:
-        rows = (
-            Entry.objects.filter(pk__in=entry_ids, deleted_at__isnull=True, status=Status.PUBLISHED)
-            .annotate(title=JsonKey("live_data", "title"))
-            .values_list("pk", "collection__slug", "slug", "title")
-        )
-        entries = {pk: (collection, slug, title) for pk, collection, slug, title in rows}
+    entries = _entry_targets(entry_ids, drafts=drafts) if entry_ids else {}
     terms = {}
     if term_ids:
         rows = Term.objects.filter(pk__in=term_ids).values_list("pk", "taxonomy__name", "slug", "label")
-        terms = {pk: (taxonomy, slug, label) for pk, taxonomy, slug, label in rows}
+        terms = {pk: TermTarget(taxonomy=name, id=pk, slug=slug, label=label) for pk, name, slug, label in rows}
     resolved = []
     for item in items:
         node = ResolvedItem(item)
         if item.type == ItemType.CONTENT:
-            found = entries.get(item.reference_id)
-            if found is None or found[0] != item.reference_collection:
-                node.missing = True
-            else:
-                node.slug = found[1]
-                node.title = found[2] if isinstance(found[2], str) else found[1]
+            target = entries.get(item.reference_id)
+            node.target = target if target is not None and target.collection == item.reference_collection else None
         elif item.type == ItemType.TAXONOMY:
-            found = terms.get(item.reference_id)
-            if found is None or found[0] != item.reference_collection:
-                node.missing = True
-            else:
-                node.slug, node.title = found[1], found[2]
+            target = terms.get(item.reference_id)
+            node.target = target if target is not None and target.taxonomy == item.reference_collection else None
         resolved.append(node)
     return resolved
 
 
-def menu_tree(*, menu: Menu) -> list[ResolvedItem]:
+def menu_tree(*, menu: Menu, drafts: bool) -> list[ResolvedItem]:
     """The menu's items as a forest: roots in order, each with its children in order."""
     items = list(MenuItem.objects.filter(menu=menu).order_by("sort_order", "created_at", "id"))
-    nodes = resolve(items)
+    nodes = resolve(items, drafts=drafts)
     by_id = {node.item.pk: node for node in nodes}
     children: dict[str | None, list[ResolvedItem]] = defaultdict(list)
     for node in nodes:

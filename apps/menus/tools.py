@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from apps.content.selectors import can_read_drafts
 from apps.mcp.registry import ToolInput, tool
 from apps.menus import selectors, services
 from apps.menus.api.serializers import present_menu, present_menu_detail
@@ -30,16 +31,18 @@ class MenuNameIn(ToolInput):
     name: str = Field(min_length=1, max_length=63, description="The menu's name.")
 
 
-def _detail(menu) -> dict:
-    return present_menu_detail(menu, selectors.menu_tree(menu=menu))
+def _detail(menu, actor) -> dict:
+    return present_menu_detail(menu, selectors.menu_tree(menu=menu, drafts=can_read_drafts(actor)))
 
 
 @tool("menu_get", title="Get a menu with its items", scope="content:read", input=MenuNameIn, read_only=True)
 def menu_get(actor, args: MenuNameIn) -> dict:
-    """Get a menu with its items in order, nested: each item has type (custom, content, taxonomy), label, url or
-    its target (referenceCollection, referenceId, slug, title), missing (target gone or unpublished) and children.
+    """Get a menu with its items in order, nested: each item has type (custom, content, taxonomy), label, url
+    (custom items), referenceCollection and referenceId, target (content: {collection, id, slug, title, status,
+    trashed, url}; taxonomy: {taxonomy, id, slug, label, url}; null when gone), missing (target gone, unpublished or
+    trashed) and children.
     """
-    return _detail(selectors.menu_get(name=args.name))
+    return _detail(selectors.menu_get(name=args.name), actor)
 
 
 class MenuCreateIn(ToolInput):
@@ -106,4 +109,4 @@ def menu_set_items(actor, args: MenuSetItemsIn) -> dict:
         menu=selectors.menu_get(name=args.name),
         items=[_model_names(item) for item in args.items],
     )
-    return _detail(menu)
+    return _detail(menu, actor)

@@ -223,12 +223,12 @@ def test_theme_unit_test_imports_completely_over_http(admin_api):
         "testing-menu": 23,
     }
     short = trees["short"]["items"]
-    assert [(item["label"], item["type"], item["slug"]) for item in short] == [
+    assert [(item["label"], item["type"], item["target"]["slug"]) for item in short] == [
         ("a Blog page", "content", "blog"),
         ("About The Tests", "content", "about"),
         ("Lorem Ipsum", "content", "lorem-ipsum"),
     ]
-    assert [child["slug"] for child in short[1]["children"]] == [
+    assert [child["target"]["slug"] for child in short[1]["children"]] == [
         "clearing-floats",
         "page-with-comments",
         "page-with-comments-disabled",

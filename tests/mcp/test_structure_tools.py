@@ -145,6 +145,38 @@ def test_menus(admin_mcp, admin_api):
     assert text.startswith("[DUPLICATE_SLUG] ")
 
 
+def test_menu_get_resolves_targets_and_hides_drafts_from_readers(admin_mcp, admin_api, mcp_for):
+    posts = make_collection("posts", fields=[("title", "string")])
+    draft = make_entry(posts, {"title": "Coming soon"}, slug="soon")
+    admin_mcp.ok("menu_create", {"name": "main", "label": "Main"})
+    admin_mcp.ok(
+        "menu_set_items",
+        {
+            "name": "main",
+            "items": [{"type": "content", "referenceCollection": "posts", "referenceId": draft.pk}],
+        },
+    )
+
+    [item] = admin_mcp.ok("menu_get", {"name": "main"})["items"]
+    assert (item["label"], item["target"], item["missing"]) == (
+        "Coming soon",
+        {
+            "collection": "posts",
+            "id": draft.pk,
+            "slug": "soon",
+            "title": "Coming soon",
+            "status": "draft",
+            "trashed": False,
+            "url": None,
+        },
+        True,
+    )
+    assert admin_mcp.ok("menu_get", {"name": "main"}) == admin_api.get("/_cms/api/menus/main").json()["data"]
+    reader = mcp_for(Role.SUBSCRIBER, ["content:read"])
+    [public] = reader.ok("menu_get", {"name": "main"})["items"]
+    assert (public["label"], public["target"], public["missing"]) == ("", None, True)
+
+
 def test_menu_set_items_replaces_the_tree(admin_mcp):
     posts = make_collection("posts", fields=[("title", "string")])
     about = make_entry(posts, {"title": "About us"}, status="published")

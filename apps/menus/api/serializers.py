@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
+from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
+from apps.content.models import Status
 from apps.core.timefmt import iso
 from apps.menus.models import ItemType, Menu
-from apps.menus.selectors import ResolvedItem
+from apps.menus.selectors import EntryTarget, ResolvedItem, TermTarget
 
 # --- input -----------------------------------------------------------------------------------------------------------
 
@@ -81,19 +85,51 @@ class MenuListOut(serializers.Serializer):
     items = MenuOut(many=True)
 
 
+class EntryTargetOut(serializers.Serializer):
+    collection = serializers.CharField(help_text="The collection's slug.")
+    id = serializers.CharField()
+    slug = serializers.CharField(help_text="The entry's current slug.")
+    title = serializers.CharField(
+        help_text="The collection's title field (title, else name, else its first string or text field): the "
+        "published version's for published entries, the working copy's otherwise; the slug when empty."
+    )
+    status = serializers.ChoiceField(choices=Status.choices)
+    trashed = serializers.BooleanField(help_text="The entry is in the trash.")
+    url = serializers.CharField(
+        allow_null=True, help_text="The entry's public address; null until the site has URL patterns."
+    )
+
+
+class TermTargetOut(serializers.Serializer):
+    taxonomy = serializers.CharField(help_text="The taxonomy's name.")
+    id = serializers.CharField()
+    slug = serializers.CharField(help_text="The term's current slug.")
+    label = serializers.CharField(help_text="The term's name.")
+    url = serializers.CharField(
+        allow_null=True, help_text="The term's public address; null until the site has URL patterns."
+    )
+
+
 class MenuItemOut(serializers.Serializer):
     id = serializers.CharField()
     type = serializers.ChoiceField(choices=ItemType.values)
-    label = serializers.CharField(allow_blank=True, help_text="The item's label, else the target's title.")
+    label = serializers.CharField(
+        allow_blank=True, help_text="The item's label, else its target's title or label."
+    )
     url = serializers.CharField(allow_null=True, help_text="custom items: their address; others: null.")
     referenceCollection = serializers.CharField(allow_null=True)
     referenceId = serializers.CharField(allow_null=True)
-    slug = serializers.CharField(allow_null=True, help_text="The entry's or term's current slug.")
-    title = serializers.CharField(
-        allow_null=True, help_text="The published entry's title, or the term's label."
+    target = PolymorphicProxySerializer(
+        component_name="MenuItemTarget",
+        serializers=[EntryTargetOut, TermTargetOut],
+        resource_type_field_name=None,
+        allow_null=True,
+        help_text="content items: the entry; taxonomy items: the term; null for custom items, for a target that "
+        "no longer exists, and for an unpublished or trashed entry when the reader may not see drafts.",
     )
     missing = serializers.BooleanField(
-        help_text="The target is gone: deleted, in the trash or unpublished (entries), or deleted (terms)."
+        help_text="The target is not on the public site: deleted, in the trash or unpublished (entries), or "
+        "deleted (terms). Always false for custom items."
     )
     parentId = serializers.CharField(allow_null=True)
     sortOrder = serializers.IntegerField()
@@ -117,18 +153,26 @@ def present_menu(menu: Menu) -> dict:
     }
 
 
+def present_target(target: EntryTarget | TermTarget | None) -> dict | None:
+    if target is None:
+        return None
+    # URL patterns of the public site do not exist yet; the key is there so clients can rely on it.
+    return {**asdict(target), "url": None}
+
+
 def present_item(node: ResolvedItem) -> dict:
     item = node.item
     referenced = item.type != ItemType.CUSTOM
+    target = node.target
+    shown = target.title if isinstance(target, EntryTarget) else target.label if target is not None else ""
     return {
         "id": item.pk,
         "type": item.type,
-        "label": item.label or node.title or "",
+        "label": item.label or shown,
         "url": None if referenced else item.url,
         "referenceCollection": item.reference_collection if referenced else None,
         "referenceId": item.reference_id if referenced else None,
-        "slug": node.slug,
-        "title": node.title,
+        "target": present_target(target),
         "missing": node.missing,
         "parentId": item.parent_id,
         "sortOrder": item.sort_order,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from apps.accounts.permissions import actor_from_request
+from apps.content.selectors import can_read_drafts
 from apps.core.api.serializers import SuccessFlagSerializer
 from apps.core.api.views import CmsViewSet, endpoint, ok
 from apps.menus import selectors, services
@@ -23,12 +24,13 @@ from apps.menus.api.serializers import (
 )
 
 
-def _detail(menu):
-    return present_menu_detail(menu, selectors.menu_tree(menu=menu))
+def _detail(menu, request):
+    drafts = can_read_drafts(actor_from_request(request))
+    return present_menu_detail(menu, selectors.menu_tree(menu=menu, drafts=drafts))
 
 
-def _one_item(item) -> dict:
-    return present_item(selectors.resolve([item])[0])
+def _one_item(item, request) -> dict:
+    return present_item(selectors.resolve([item], drafts=can_read_drafts(actor_from_request(request)))[0])
 
 
 class MenuViewSet(CmsViewSet):
@@ -45,7 +47,7 @@ class MenuViewSet(CmsViewSet):
 
     @endpoint("menus.read", response=MenuDetailOut, summary="Get a menu with its items, ordered and nested")
     def retrieve(self, request, name: str):
-        return ok(_detail(selectors.menu_get(name=name)))
+        return ok(_detail(selectors.menu_get(name=name), request))
 
     @endpoint("menus.write", body=MenuUpdateIn, response=MenuOut, summary="Rename a menu's label")
     def update(self, request, name: str):
@@ -76,7 +78,7 @@ class MenuViewSet(CmsViewSet):
         menu = services.menu_reorder(
             actor=actor_from_request(request), menu=selectors.menu_get(name=name), items=changes
         )
-        return ok(_detail(menu))
+        return ok(_detail(menu, request))
 
 
 class MenuItemViewSet(CmsViewSet):
@@ -89,7 +91,7 @@ class MenuItemViewSet(CmsViewSet):
             menu=selectors.menu_get(name=name),
             values=item_values(self.body),
         )
-        return ok(_one_item(item), status=201)
+        return ok(_one_item(item, request), status=201)
 
     @endpoint("menus.write", body=MenuItemUpdateIn, response=MenuItemOut, summary="Update a menu item")
     def update(self, request, name: str, pk: str):
@@ -99,7 +101,7 @@ class MenuItemViewSet(CmsViewSet):
             item=selectors.menu_item_get(menu=menu, item_id=pk),
             changes=item_values(self.body),
         )
-        return ok(_one_item(item))
+        return ok(_one_item(item, request))
 
     @endpoint(
         "menus.write", body=MenuItemUpdateIn, response=MenuItemOut, summary="Update a menu item (as PUT)"
