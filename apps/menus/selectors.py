@@ -101,7 +101,9 @@ def _entry_targets(ids: list[str], *, drafts: bool) -> dict[str, EntryTarget]:
         rows = rows.filter(deleted_at__isnull=True, status=Status.PUBLISHED)
     # What the public sees of a published entry is its published version; a working title only for the others.
     columns = {f"live_{index}": JsonKey("live_data", key) for index, key in enumerate(keys)}
-    columns.update({f"work_{index}": JsonKey("data", key) for index, key in enumerate(keys)} if drafts else {})
+    columns.update(
+        {f"work_{index}": JsonKey("data", key) for index, key in enumerate(keys)} if drafts else {}
+    )
     names = ["pk", "collection__slug", "slug", "status", "deleted_at", *columns]
     targets = {}
     for values in rows.annotate(**columns).values_list(*names):
@@ -133,16 +135,22 @@ def resolve(items: list[MenuItem], *, drafts: bool) -> list[ResolvedItem]:
     terms = {}
     if term_ids:
         rows = Term.objects.filter(pk__in=term_ids).values_list("pk", "taxonomy__name", "slug", "label")
-        terms = {pk: TermTarget(taxonomy=name, id=pk, slug=slug, label=label) for pk, name, slug, label in rows}
+        terms = {
+            pk: TermTarget(taxonomy=name, id=pk, slug=slug, label=label) for pk, name, slug, label in rows
+        }
     resolved = []
     for item in items:
         node = ResolvedItem(item)
         if item.type == ItemType.CONTENT:
             target = entries.get(item.reference_id)
-            node.target = target if target is not None and target.collection == item.reference_collection else None
+            node.target = (
+                target if target is not None and target.collection == item.reference_collection else None
+            )
         elif item.type == ItemType.TAXONOMY:
             target = terms.get(item.reference_id)
-            node.target = target if target is not None and target.taxonomy == item.reference_collection else None
+            node.target = (
+                target if target is not None and target.taxonomy == item.reference_collection else None
+            )
         resolved.append(node)
     return resolved
 
