@@ -174,6 +174,9 @@ class MagicLink(UlidModel):
     expires_at = models.DateTimeField(db_index=True)
     used_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Where the person was going when they asked (a consent or device page): a path on this site, checked again
+    # before the redirect. Empty: the account page.
+    next_url = models.CharField(max_length=2000, blank=True, default="")
 
     def __str__(self) -> str:
         return f"magic link {self.pk} for {self.user}"

@@ -93,7 +93,10 @@ def login_page(request):
 def login_link(request):
     """The magic-link form of the login page, for browsers without JavaScript as much as with."""
     form = EmailForm(request.POST)
-    context = {"next": settings.LOGIN_REDIRECT_URL, "form": form, "setup_open": False}
+    # Where the person was going (the login page's hidden field): kept through the link, so signing in from a consent
+    # or device page by email comes back to it.
+    target = safe_next(request, request.POST.get("next"), settings.LOGIN_REDIRECT_URL)
+    context = {"next": target, "form": form, "setup_open": False}
     if not form.is_valid():
         return _render(request, "cms/login.html", context, status=400)
     email = normalize_email(form.cleaned_data["email"])
@@ -103,7 +106,7 @@ def login_link(request):
         response = _render(request, "cms/login.html", context, status=429)
         response["Retry-After"] = limited.headers["Retry-After"]
         return response
-    services.magic_link_request(email=email)
+    services.magic_link_request(email=email, next_url=target)
     return _render(request, "cms/message.html", {"title": "Check your email", "message": _link_sent(email)})
 
 

@@ -140,6 +140,12 @@ class SetupVerifyIn(NewPasskeyIn):
 
 class MagicLinkSendIn(serializers.Serializer):
     email = serializers.EmailField(max_length=254)
+    next = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=2000,
+        help_text="A path on this site to open after the link has signed the user in (default: the account page).",
+    )
 
 
 class MessageOut(serializers.Serializer):

@@ -50,7 +50,7 @@ from apps.accounts.errors import LinkUnusable
 from apps.accounts.models import normalize_email
 from apps.accounts.permissions import SCOPES, actor_from_request
 from apps.accounts.services.magic_links import MESSAGES as LINK_MESSAGES
-from apps.accounts.sessions import sign_in, sign_out
+from apps.accounts.sessions import safe_next, sign_in, sign_out
 from apps.core import ratelimit
 from apps.core.api.serializers import SuccessFlagSerializer
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
@@ -169,8 +169,13 @@ class MagicLinkSendView(CmsAPIView):
     )
     def post(self, request):
         email = normalize_email(self.body["email"])
+        target = self.body.get("next", "")
+        if target and safe_next(request, target, "") != target:
+            raise ValidationError(
+                details={"next": "Must be a path on this site, such as /_cms/admin/device."}
+            )
         ratelimit.enforce(request, "magic_link_address", key=f"email:{email}")
-        services.magic_link_request(email=email)
+        services.magic_link_request(email=email, next_url=target)
         return ok({"message": LINK_SENT})
 
 
@@ -199,17 +204,19 @@ class MagicLinkVerifyView(CmsAPIView):
         response=None,
         errors=(403,),
         error_bodies={(400, "text/html"): HTML_PAGE},
-        summary="Use the sign-in link: start a session and go to the account page",
+        summary="Use the sign-in link: start a session and go where the user was going (else the account page)",
     )
     def post(self, request):
         enforce_csrf(request)
         token = self.body.get("token", "")
         try:
-            user = services.magic_link_consume(token=token)
+            link = services.magic_link_consume(token=token)
         except LinkUnusable as exc:
             return _link_page(request, exc.reason, token, None)
-        sign_in(request, user)
-        return HttpResponseRedirect(settings.LOGIN_REDIRECT_URL, status=303)
+        sign_in(request, link.user)
+        # Checked when the link was asked for, and again here: the stored value is only ever a path on this site.
+        target = safe_next(request, link.next_url, settings.LOGIN_REDIRECT_URL)
+        return HttpResponseRedirect(target, status=303)
 
 
 def _link_page(request, state: str, token: str, user):

@@ -35,12 +35,25 @@ def magic_link_url(token: str) -> str:
     return f"{settings.CMS_BASE_URL}{settings.CMS_API_PREFIX}/auth/magic-link/verify?token={token}"
 
 
-def magic_link_create(*, user: User) -> str:
-    """A new link for ``user`` (in the caller's transaction), mailed after commit; returns the raw token."""
+def _storable_next(next_url: str) -> str:
+    # The caller has checked that it is a path on this site. One too long to store is dropped: the person then lands
+    # on the account page after signing in, which is better than a cut-off address.
+    return next_url if len(next_url) <= MagicLink._meta.get_field("next_url").max_length else ""
+
+
+def magic_link_create(*, user: User, next_url: str = "") -> str:
+    """A new link for ``user`` (in the caller's transaction), mailed after commit; returns the raw token.
+
+    ``next_url`` is where the user goes once the link has signed them in (a path on this site the caller checked)."""
     token = secrets.token_urlsafe(32)
     current = now()
     MagicLink.objects.filter(expires_at__lte=current - MAGIC_LINK_LIFETIME).delete()
-    MagicLink.objects.create(user=user, token_hash=token, expires_at=current + MAGIC_LINK_LIFETIME)
+    MagicLink.objects.create(
+        user=user,
+        token_hash=token,
+        expires_at=current + MAGIC_LINK_LIFETIME,
+        next_url=_storable_next(next_url),
+    )
     mail.send_later(
         to=user.email,
         subject=f"Sign in to {settings.CMS_SITE_NAME}",
@@ -51,13 +64,15 @@ def magic_link_create(*, user: User) -> str:
 
 
 @transaction.atomic
-def magic_link_request(*, email: str) -> None:
-    """Mail a sign-in link to ``email`` if it belongs to an active user; otherwise do the same work and send nothing."""
+def magic_link_request(*, email: str, next_url: str = "") -> None:
+    """Mail a sign-in link to ``email`` if it belongs to an active user; otherwise do the same work and send nothing.
+
+    ``next_url``: where to go after signing in, a path on this site the caller has checked (``sessions.safe_next``)."""
     user = User.objects.filter(email=normalize_email(email), is_active=True).first()
     if user is None:
         sha256_hex(secrets.token_urlsafe(32))  # the token work the other branch does, so both cost the same
         return
-    magic_link_create(user=user)
+    magic_link_create(user=user, next_url=next_url)
 
 
 def magic_link_status(*, token: str) -> tuple[str, MagicLink | None]:
@@ -75,8 +90,9 @@ def magic_link_status(*, token: str) -> tuple[str, MagicLink | None]:
 
 
 @transaction.atomic
-def magic_link_consume(*, token: str) -> User:
-    """Use the link once and return its user; LinkUnusable says why it cannot be used."""
+def magic_link_consume(*, token: str) -> MagicLink:
+    """Use the link once and return it (with its user, and where they were going); LinkUnusable says why it cannot
+    be used."""
     state, link = magic_link_status(token=token)
     if state != "valid":
         raise LinkUnusable(state, MESSAGES[state])
@@ -85,4 +101,4 @@ def magic_link_consume(*, token: str) -> User:
     )
     if used != 1:
         raise LinkUnusable("used", MESSAGES["used"])
-    return link.user
+    return link
