@@ -1,15 +1,11 @@
 """URL map (ARCHITECTURE §1): the REST API under /_cms/api/, the sign-in pages under /_cms/admin/, the OAuth
 authorization endpoint and discovery documents (SPEC §5), and the Django admin for operators under /django-admin/."""
 
-from django.conf import settings
 from django.contrib import admin
-from django.shortcuts import redirect
 from django.urls import include, path
-from django.utils.http import urlencode
 from drf_spectacular.views import SpectacularSwaggerView
 
-from apps.accounts import discovery
-from apps.accounts.pages import AuthorizeView
+from apps.accounts import discovery, pages
 from apps.core.api.health import HealthView
 from apps.core.api.openapi import OpenApiView
 from apps.mcp.views import mcp_endpoint
@@ -33,20 +29,16 @@ api_patterns = [
 ]
 
 
-def admin_login(request):
-    """The Django admin signs people in on our page (passkey or magic link), then comes back."""
-    return redirect(f"{settings.LOGIN_URL}?{urlencode({'next': request.GET.get('next', '/django-admin/')})}")
-
-
 urlpatterns = [
     path("_cms/api/", include(api_patterns)),
     path("_cms/admin/", include("apps.accounts.urls")),
-    path("_cms/oauth/authorize", AuthorizeView.as_view(), name="oauth-authorize"),
+    path("_cms/oauth/authorize", pages.AuthorizeView.as_view(), name="oauth-authorize"),
     path(".well-known/oauth-protected-resource", discovery.protected_resource_metadata),
     path(".well-known/oauth-protected-resource/_cms/api/mcp", discovery.protected_resource_metadata),
     path("_cms/.well-known/oauth-authorization-server", discovery.authorization_server_metadata),
     path(".well-known/oauth-authorization-server/_cms", discovery.authorization_server_metadata),
-    path("django-admin/login/", admin_login),
+    # The Django admin signs people in on our page and answers 403 to signed-in non-admins.
+    path("django-admin/login/", pages.operators_console_login),
     path("django-admin/", admin.site.urls),
 ]
 

@@ -19,6 +19,7 @@ from django.contrib.auth.decorators import login_required
 from django.core import signing
 from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_POST
 from django.views.generic import FormView
@@ -236,9 +237,33 @@ def account_page(request):
     return _render(request, "cms/account.html", context, status=status)
 
 
+# Where a signed-in person finds what they can use: their account page for now. The studio (a later issue, at
+# /_cms/admin/) takes over here, and every page that sends people "home" follows.
+HOME = ("accounts:account", "your account page")
+
+
 @login_required
 def admin_home(request):
-    return redirect("accounts:account")
+    return redirect(HOME[0])
+
+
+@page
+def operators_console_login(request):
+    """The Django admin's login URL, where it sends everyone it will not serve.
+
+    Signed-out people sign in on our page and come back. A signed-in person who is not an admin would go round in
+    circles (console → login → our page, which sends signed-in people on → console): they get a 403 page instead."""
+    target = request.GET.get("next") or reverse("admin:index")
+    if not request.user.is_authenticated:
+        return redirect(f"{settings.LOGIN_URL}?{urlencode({'next': target})}")
+    if request.user.is_staff:
+        return HttpResponseRedirect(safe_next(request, target, reverse("admin:index")))
+    return _render(
+        request,
+        "cms/no_access.html",
+        {"role_name": request.user.role_name, "home_url": reverse(HOME[0]), "home_label": HOME[1]},
+        status=403,
+    )
 
 
 # --- Device approval (RFC 8628 §3.3) --------------------------------------------------------------------------------

@@ -7,11 +7,38 @@ from apps.accounts.models import ApiToken, Role
 from tests.factories import make_user
 
 
-@pytest.mark.parametrize(("role", "status"), [(Role.ADMIN, 200), (Role.EDITOR, 302), (Role.SUBSCRIBER, 302)])
+@pytest.mark.parametrize(("role", "status"), [(Role.ADMIN, 200), (Role.EDITOR, 403), (Role.SUBSCRIBER, 403)])
 def test_admin_site_access_follows_the_role(role, status):
     client = Client()
     client.force_login(make_user(role))
-    assert client.get("/django-admin/").status_code == status
+    assert client.get("/django-admin/", follow=True).status_code == status
+
+
+def test_a_signed_in_non_admin_gets_a_403_page_not_a_redirect_loop():
+    client = Client()
+    client.force_login(make_user(Role.EDITOR, email="ed@example.com"))
+    response = client.get("/django-admin/accounts/user/", follow=True)
+    assert response.redirect_chain == [("/django-admin/login/?next=/django-admin/accounts/user/", 302)]
+    assert response.status_code == 403
+    assert response["Content-Security-Policy"].startswith("default-src 'self'; script-src 'self'")
+    assert response["Cache-Control"] == "no-store"
+    html = response.content.decode()
+    main = html[html.index('<main id="main">') : html.index("</main>") + len("</main>")]
+    assert main == (
+        '<main id="main">\n    \n    \n<h1>No access to the operators\' console</h1>\n'
+        '<p role="alert">You are signed in as <strong>ed@example.com</strong> (editor). The operators\' console is '
+        "for administrators only, so it is not open to you.</p>\n"
+        '<p><a href="/_cms/admin/account">Go to your account page</a></p>\n\n  </main>'
+    )
+
+
+def test_an_admin_at_the_console_login_goes_on():
+    client = Client()
+    client.force_login(make_user(Role.ADMIN))
+    response = client.get("/django-admin/login/", {"next": "/django-admin/accounts/user/"})
+    assert (response.status_code, response["Location"]) == (302, "/django-admin/accounts/user/")
+    elsewhere = client.get("/django-admin/login/", {"next": "https://evil.example/"})
+    assert elsewhere["Location"] == "/django-admin/"
 
 
 def test_admin_creates_a_token_through_the_service_and_shows_it_once():
