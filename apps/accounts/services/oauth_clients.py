@@ -1,14 +1,16 @@
 """OAuth clients and device grants: RFC 7591 registration, RFC 8628 device authorization and its approval.
 
 Registration is open, as MCP clients expect, but only for public clients (``token_endpoint_auth_method: none``, no
-secret), whose tokens are protected by PKCE or the device flow instead. Redirect URIs must be https, or http on a
-loopback host for native apps (RFC 8252 §7.3); they are matched exactly afterwards, except for the port of a
-loopback IP (RFC 8252 §7.3, RFC 9700 §2.1). Unknown metadata is ignored (RFC 7591 §2).
+secret), whose tokens are protected by PKCE or the device flow instead. Each redirect URI must be one URI of RFC 3986
+characters (no whitespace: the toolkit stores them space-separated), https, or http on a loopback host for native
+apps (RFC 8252 §7.3); they are matched exactly afterwards, except for the port of a loopback IP (RFC 8252 §7.3,
+RFC 9700 §2.1). Unknown metadata is ignored (RFC 7591 §2).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -46,12 +48,39 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+# The characters of an RFC 3986 URI (§2.2 reserved, §2.3 unreserved, "%" of §2.1 escapes). Nothing else may appear,
+# whitespace above all: the toolkit keeps a client's redirect URIs in one space-separated column, so a "URI" with a
+# space in it would be stored, and later matched, as several, none of which this function checked.
+_URI_CHARACTERS = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+")
+_BROKEN_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def _one_uri(uri: str):
+    """The parts of ``uri`` if it is one URI, made of RFC 3986 characters, with a valid port; else refused."""
+    if not _URI_CHARACTERS.fullmatch(uri) or _BROKEN_ESCAPE.search(uri):
+        raise RegistrationRefused(
+            "invalid_redirect_uri",
+            f"{uri!r}: each redirect URI must be one URI, without spaces, control characters or other characters "
+            "RFC 3986 does not allow (percent-encode them); send several as separate items of redirect_uris.",
+        )
+    try:
+        parts = urlsplit(uri)
+        parts.port  # noqa: B018 (parsing the port is the check: it raises ValueError for a bad one)
+    except ValueError:
+        raise RegistrationRefused(
+            "invalid_redirect_uri", f"{uri!r}: not a valid URI (check the host and the port)."
+        ) from None
+    return parts
+
+
 def validate_redirect_uri(uri) -> str:
+    """``uri`` if it may be registered: one absolute https URI, or http on a loopback host, without a fragment or
+    user credentials; RegistrationRefused (``invalid_redirect_uri``) otherwise."""
     if not isinstance(uri, str) or not uri or len(uri) > 2000:
         raise RegistrationRefused(
             "invalid_redirect_uri", "Each redirect URI must be a string of 1-2000 characters."
         )
-    parts = urlsplit(uri)
+    parts = _one_uri(uri)
     if "#" in uri or parts.username is not None or parts.password is not None or not parts.hostname:
         raise RegistrationRefused(
             "invalid_redirect_uri",
