@@ -19,7 +19,7 @@ from rest_framework.authentication import BaseAuthentication, SessionAuthenticat
 from rest_framework.exceptions import AuthenticationFailed
 
 from apps.accounts import oauth
-from apps.accounts.permissions import Actor
+from apps.accounts.permissions import DEFAULT_SCOPES, Actor
 from apps.accounts.services import tokens
 from apps.core.errors import Unauthorized
 
@@ -40,9 +40,15 @@ def authenticate_bearer(raw: str, *, resource: str | None = None) -> Actor:
     return Actor.for_oauth(access_token)
 
 
+# RFC 6750 §3 `scope`: what to ask for. MCP clients that follow the spec request exactly this (MCP authorization,
+# scope selection), so they get least privilege rather than every scope the metadata lists.
+SCOPE_PARAMETER = f'scope="{" ".join(DEFAULT_SCOPES)}"'
+
+
 def bearer_challenge() -> str:
     """The ``WWW-Authenticate`` value for the MCP endpoint's 401 (SPEC §5, RFC 9728 §5.1)."""
-    return f'Bearer resource_metadata="{settings.CMS_BASE_URL}/.well-known/oauth-protected-resource"'
+    metadata = f"{settings.CMS_BASE_URL}/.well-known/oauth-protected-resource"
+    return f'Bearer resource_metadata="{metadata}", {SCOPE_PARAMETER}'
 
 
 class BearerTokenAuthentication(BaseAuthentication):
@@ -61,7 +67,8 @@ class BearerTokenAuthentication(BaseAuthentication):
         return actor.user, actor
 
     def authenticate_header(self, request) -> str:
-        return 'Bearer realm="cms"'
+        # The REST API's 401 challenge (the first authentication class answers for the view).
+        return f'Bearer realm="cms", {SCOPE_PARAMETER}'
 
 
 def enforce_csrf(request) -> None:

@@ -11,7 +11,9 @@ The toolkit (with oauthlib) parses requests, issues and stores tokens and answer
 - **Refresh tokens** rotate; presenting a rotated one revokes the whole family (the toolkit's reuse protection);
   a family ends 90 days after the grant that started it, however often it is refreshed (``OAuthTokenFamily``).
 - **Scopes granted** = requested ∩ the client's registered scopes ∩ what the user's role allows (SPEC §5 minimum roles,
-  ``permissions.allowed_scopes``); unknown scope names are dropped; an empty result is ``invalid_scope``.
+  ``permissions.allowed_scopes``); unknown scope names are dropped; an empty result is ``invalid_scope``. A request
+  without ``scope`` asks for ``permissions.DEFAULT_SCOPES`` (not ``schema:write`` or ``admin``), and the consent and
+  device pages never tick those two for the user.
 - **Resources** (RFC 8707): a token is bound to the resource it was requested for, either the REST API
   (``{base}/_cms/api``) or the MCP endpoint (``{base}/_cms/api/mcp``); any other value is ``invalid_target``, and a
   token requested without one is bound to the REST API. ``access_token_authenticate`` checks the binding.
@@ -45,7 +47,7 @@ from oauthlib.oauth2.rfc6749.grant_types.authorization_code import code_challeng
 
 from apps.accounts.fields import sha256_hex
 from apps.accounts.models import OAuthClient, OAuthTokenFamily, User
-from apps.accounts.permissions import SCOPES, allowed_scopes
+from apps.accounts.permissions import DEFAULT_SCOPES, DELIBERATE_SCOPES, SCOPES, allowed_scopes
 from apps.core.errors import Unauthorized
 from apps.core.timefmt import iso, now
 
@@ -121,6 +123,12 @@ def client_scopes(application) -> list[str]:
     return [scope for scope in SCOPES if scope in registered]
 
 
+def default_scopes(application) -> list[str]:
+    """What a request without ``scope`` asks for: DEFAULT_SCOPES, as far as the client may have them."""
+    registered = set(client_scopes(application))
+    return [scope for scope in DEFAULT_SCOPES if scope in registered]
+
+
 def grantable_scopes(requested, *, application, user: User | None) -> list[str]:
     """requested ∩ client's ∩ role-allowed (when the user is known), in the canonical order of SCOPES."""
     wanted = set(requested or ())
@@ -133,6 +141,32 @@ def grantable_scopes(requested, *, application, user: User | None) -> list[str]:
 def scope_descriptions(scopes) -> list[tuple[str, str]]:
     described = settings.OAUTH2_PROVIDER["SCOPES"]
     return [(scope, described[scope]) for scope in scopes if scope in described]
+
+
+DELIBERATE_WARNINGS = {
+    "schema:write": "It can delete collections and fields, and the content in them.",
+    "admin": "It can do everything your role allows, including creating tokens and inviting people.",
+}
+
+
+def consent_choices(offered, *, ticked) -> list[dict]:
+    """The scope checkboxes of the consent and device pages: each offered scope with its description, ticked if in
+    ``ticked``, and for DELIBERATE_SCOPES a warning (they are never ticked for the user)."""
+    return [
+        {
+            "scope": scope,
+            "description": description,
+            "ticked": scope in ticked,
+            "deliberate": scope in DELIBERATE_SCOPES,
+            "warning": DELIBERATE_WARNINGS.get(scope, ""),
+        }
+        for scope, description in scope_descriptions(offered)
+    ]
+
+
+def preticked(offered) -> list[str]:
+    """What a consent page ticks for the user: what the client asked for (and may get), less DELIBERATE_SCOPES."""
+    return [scope for scope in offered if scope not in DELIBERATE_SCOPES]
 
 
 # --- The oauthlib server and the toolkit's validator ----------------------------------------------------------------
@@ -170,7 +204,7 @@ class CmsOAuth2Validator(OAuth2Validator):
         return bool(request.scopes)
 
     def get_default_scopes(self, client_id, request, *args, **kwargs):
-        return client_scopes(request.client)
+        return default_scopes(request.client)
 
     # -- authorization codes: single use, replay revokes --
 

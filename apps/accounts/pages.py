@@ -315,7 +315,7 @@ def _device_confirm(request, code: str, *, error: str | None = None, status: int
             "stage": "confirm",
             "user_code": oauth.format_user_code(grant.user_code),
             "application": application,
-            "scopes": oauth.scope_descriptions(offered),
+            "scopes": oauth.consent_choices(offered, ticked=oauth.preticked(offered)),
             "refused": refused,
             "error": error,
         },
@@ -402,11 +402,12 @@ class AuthorizeView(BaseAuthorizationView, FormView):
             },
             salt=CONSENT_SALT,
         )
-        form = ConsentForm(initial={"request": signed, "scope": offered})
+        form = ConsentForm(initial={"request": signed, "scope": oauth.preticked(offered)})
         return self._consent_page(form, application, offered, scopes, credentials["redirect_uri"])
 
     def _consent_page(self, form, application, offered, requested, redirect_uri, *, error=None, status=200):
         refused = [scope for scope in requested if scope not in offered]
+        ticked = form.initial["scope"]
         return _render(
             self.request,
             self.template_name,
@@ -414,7 +415,7 @@ class AuthorizeView(BaseAuthorizationView, FormView):
                 "form": form,
                 "application": application,
                 "client_name": application.name or application.client_id,
-                "scopes": oauth.scope_descriptions(offered),
+                "scopes": oauth.consent_choices(offered, ticked=ticked),
                 "refused": refused,
                 "redirect_host": urlsplit(redirect_uri).netloc,
                 "form_error": error,

@@ -27,6 +27,13 @@ SCOPES = (
 )
 ALL_SCOPES = frozenset(SCOPES)
 
+# What an agent gets unless it asks for more (least privilege; SPEC §5 lists the scopes but not a default): everything
+# but the two scopes that change the service itself. The 401 challenges name it, so spec-following MCP clients ask for
+# it; a client registered without `scope`, and an authorization request without one, get it.
+DEFAULT_SCOPES = ("content:read", "content:write", "media:read", "media:write", "schema:read")
+# Never ticked for the user on a consent page: granting them takes a deliberate tick, next to a warning.
+DELIBERATE_SCOPES = frozenset(SCOPES) - frozenset(DEFAULT_SCOPES)
+
 # The lowest role that can make use of each scope (SPEC §5 minimum roles); tokens and OAuth grants never carry a scope
 # beyond their user's role.
 SCOPE_MIN_ROLE = {

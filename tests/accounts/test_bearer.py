@@ -69,5 +69,6 @@ def test_anything_else_is_refused(raw):
 
 def test_the_mcp_challenge_points_at_the_resource_metadata():
     assert bearer_challenge() == (
-        'Bearer resource_metadata="http://localhost:8000/.well-known/oauth-protected-resource"'
+        'Bearer resource_metadata="http://localhost:8000/.well-known/oauth-protected-resource", '
+        'scope="content:read content:write media:read media:write schema:read"'
     )

@@ -82,7 +82,9 @@ def test_unsupported_content_type_is_415(admin_api):
 def test_missing_token_is_401_with_bearer_challenge(api):
     response = api.get(TOKENS)
     assert response.status_code == 401
-    assert response["WWW-Authenticate"] == 'Bearer realm="cms"'
+    assert response["WWW-Authenticate"] == (
+        'Bearer realm="cms", scope="content:read content:write media:read media:write schema:read"'
+    )
     assert error(response) == {
         "success": False,
         "error": {
@@ -96,7 +98,10 @@ def test_missing_token_is_401_with_bearer_challenge(api):
 def test_unknown_token_is_401_invalid_token(api):
     response = api.as_token("ec_pat_" + "A" * 43).get(TOKENS)
     assert response.status_code == 401
-    assert response["WWW-Authenticate"] == 'Bearer realm="cms", error="invalid_token"'
+    assert response["WWW-Authenticate"] == (
+        'Bearer realm="cms", scope="content:read content:write media:read media:write schema:read", '
+        'error="invalid_token"'
+    )
     assert error(response)["error"] == {"code": "UNAUTHORIZED", "message": "Invalid token.", "details": {}}
 
 

@@ -265,7 +265,8 @@ def test_no_token_is_401_with_the_challenge(endpoint, base_url):
     )
     assert response.status_code == 401
     assert response.headers["WWW-Authenticate"] == (
-        f'Bearer resource_metadata="{base_url}/.well-known/oauth-protected-resource"'
+        f'Bearer resource_metadata="{base_url}/.well-known/oauth-protected-resource", '
+        'scope="content:read content:write media:read media:write schema:read"'
     )
 
 

@@ -41,8 +41,10 @@ def test_no_token_is_401_with_the_resource_metadata_challenge(client, settings):
     )
     response = McpClient(None).post(body)
     assert response.status_code == 401
+    # The scope to ask for is the least-privilege default: never admin or schema:write.
     assert response["WWW-Authenticate"] == (
-        'Bearer resource_metadata="https://cms.example/.well-known/oauth-protected-resource"'
+        'Bearer resource_metadata="https://cms.example/.well-known/oauth-protected-resource", '
+        'scope="content:read content:write media:read media:write schema:read"'
     )
     check(MODERN, "JSONRPCErrorResponse", response.json())
 
@@ -52,7 +54,8 @@ def test_a_bad_token_is_401_invalid_token(settings):
     response = McpClient("ec_pat_nope").post(envelope("2025-11-25", "tools/list"))
     assert response.status_code == 401
     assert response["WWW-Authenticate"] == (
-        'Bearer resource_metadata="https://cms.example/.well-known/oauth-protected-resource", error="invalid_token"'
+        'Bearer resource_metadata="https://cms.example/.well-known/oauth-protected-resource", '
+        'scope="content:read content:write media:read media:write schema:read", error="invalid_token"'
     )
 
 

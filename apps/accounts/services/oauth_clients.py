@@ -23,7 +23,7 @@ from oauthlib.common import generate_token
 from apps.accounts import oauth
 from apps.accounts.errors import LinkUnusable
 from apps.accounts.models import OAuthClient
-from apps.accounts.permissions import SCOPES, Actor, authorize
+from apps.accounts.permissions import DEFAULT_SCOPES, SCOPES, Actor, authorize
 from apps.core.errors import ValidationError
 from apps.core.timefmt import now
 
@@ -142,7 +142,7 @@ def oauth_client_register(*, metadata: dict):
         )
     scope = metadata.get("scope")
     if scope is None:
-        scopes = list(SCOPES)
+        scopes = list(DEFAULT_SCOPES)
     elif isinstance(scope, str):
         scopes = [item for item in SCOPES if item in scope.split()]
         if not scopes:
@@ -201,7 +201,7 @@ def device_authorization_create(*, client_id: str, scope: str | None, resources:
         raise DeviceRefused(
             oauth.OAuthProblem("unauthorized_client", "This client is not registered for the device flow.")
         )
-    requested = scope.split() if scope else oauth.client_scopes(application)
+    requested = scope.split() if scope else oauth.default_scopes(application)
     scopes = oauth.grantable_scopes(requested, application=application, user=None)
     if not scopes:
         raise DeviceRefused(

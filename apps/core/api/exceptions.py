@@ -88,10 +88,13 @@ def error_body(error: errors.CmsError) -> dict[str, Any]:
     return {"success": False, "error": error.as_dict()}
 
 
-def _error_headers(error: errors.CmsError, exc: BaseException) -> dict[str, str]:
+def _error_headers(error: errors.CmsError, exc: BaseException, view=None, request=None) -> dict[str, str]:
     headers = dict(error.headers)
     if error.status == 401:
-        challenge = getattr(exc, "auth_header", None) or BEARER_CHALLENGE
+        # The view's authentication class words the challenge (DRF sets `auth_header` from it only for its own
+        # exceptions, not for the 401 of our permission check).
+        own = view.get_authenticate_header(request) if view is not None and request is not None else None
+        challenge = getattr(exc, "auth_header", None) or own or BEARER_CHALLENGE
         if isinstance(exc, drf.AuthenticationFailed) and "error=" not in challenge:
             challenge += ', error="invalid_token"'
         headers.setdefault("WWW-Authenticate", challenge)
@@ -119,7 +122,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     elif isinstance(error, errors.ServiceUnavailable):
         logger.warning("database unavailable", exc_info=exc, extra={"request_id": request_id})
     set_rollback()
-    return Response(error_body(error), status=error.status, headers=_error_headers(error, exc))
+    headers = _error_headers(error, exc, view if hasattr(view, "get_authenticate_header") else None, request)
+    return Response(error_body(error), status=error.status, headers=headers)
 
 
 # --- Django-level handlers (urls.py): API paths answer in the envelope, other paths keep Django's pages. -------------
