@@ -12,7 +12,8 @@ HTTP answers of the transport (MCP transports spec, "Streamable HTTP"):
 - GET and DELETE → 405 with ``Allow: POST``: there is no event stream and no session to close.
 - An Origin that is not ours or an allowed CORS origin → 403 (DNS-rebinding protection).
 - Content-Type other than JSON → 415; an Accept that excludes JSON → 406; a body over ``CMS_MAX_JSON_BYTES`` → 413.
-- No or a bad bearer token → 401 with ``WWW-Authenticate: Bearer resource_metadata="…"`` (SPEC §5, RFC 9728).
+- No or a bad bearer token → 401 with ``WWW-Authenticate: Bearer resource_metadata="…", scope="…"`` (SPEC §5,
+  RFC 9728; the scope is the least-privilege default, ``permissions.DEFAULT_SCOPES``).
 - Over the rate limit → 429 with ``Retry-After``; the database unreachable → 503 with ``Retry-After``.
 """
 
