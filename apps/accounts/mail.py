@@ -25,11 +25,20 @@ _pending: set[Future] = set()
 _lock = threading.Lock()
 
 
+def prepare(*, to: str, subject: str, template: str, context: dict) -> EmailMessage:
+    """The message: ``template`` (plain text) rendered with ``context``, addressed to ``to``; not sent."""
+    body = render_to_string(template, {"site_name": settings.CMS_SITE_NAME, **context})
+    return EmailMessage(subject=subject, body=body, to=[to])
+
+
+def send_after_commit(message: EmailMessage) -> None:
+    """Hand ``message`` over for delivery once the surrounding transaction commits."""
+    transaction.on_commit(lambda: _submit(message), robust=True)
+
+
 def send_later(*, to: str, subject: str, template: str, context: dict) -> None:
     """Render ``template`` (plain text) with ``context`` and send it to ``to`` once the transaction commits."""
-    body = render_to_string(template, {"site_name": settings.CMS_SITE_NAME, **context})
-    message = EmailMessage(subject=subject, body=body, to=[to])
-    transaction.on_commit(lambda: _submit(message), robust=True)
+    send_after_commit(prepare(to=to, subject=subject, template=template, context=context))
 
 
 def _submit(message: EmailMessage) -> None:

@@ -167,9 +167,14 @@ class WebAuthnChallenge(UlidModel):
 
 
 class MagicLink(UlidModel):
-    """A single-use sign-in link. Only the SHA-256 of its token is kept."""
+    """A single-use sign-in link. Only the SHA-256 of its token is kept.
 
-    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="magic_links")
+    A row without a user was asked for an address without an (active) account: it is written so that such a request
+    does the same work as one for a known address, its token is never sent, and it can sign nobody in."""
+
+    user = models.ForeignKey(
+        User, on_delete=models.CASCADE, null=True, blank=True, related_name="magic_links"
+    )
     token_hash = HashedSecretField(unique=True)
     expires_at = models.DateTimeField(db_index=True)
     used_at = models.DateTimeField(null=True, blank=True)
@@ -179,7 +184,7 @@ class MagicLink(UlidModel):
     next_url = models.CharField(max_length=2000, blank=True, default="")
 
     def __str__(self) -> str:
-        return f"magic link {self.pk} for {self.user}"
+        return f"magic link {self.pk} for {self.user or 'no account'}"
 
 
 class Invitation(UlidModel):

@@ -9,7 +9,10 @@ from datetime import timedelta
 import pytest
 from django.core import mail as django_mail
 from django.core.mail.backends.locmem import EmailBackend
+from django.db import connection
 from django.test import Client, override_settings
+from django.test.signals import template_rendered
+from django.test.utils import CaptureQueriesContext
 
 from apps.accounts import mail
 from apps.accounts.models import MagicLink, Role
@@ -68,7 +71,16 @@ def test_the_answer_is_the_same_for_unknown_and_disabled_addresses(api, member, 
         assert response.status_code == 200
         assert response.json() == ANSWER
         assert outbox == []
-    assert not MagicLink.objects.exists()
+    # Each wrote a row, as a known address does, but one that belongs to nobody.
+    assert list(MagicLink.objects.values_list("user", flat=True)) == [None, None]
+
+
+def test_a_link_row_without_a_user_signs_nobody_in():
+    MagicLink.objects.create(user=None, token_hash="guessed", expires_at=now() + timedelta(minutes=5))
+    for response in (Client().get(VERIFY, {"token": "guessed"}), Client().post(VERIFY, {"token": "guessed"})):
+        assert response.status_code == 400
+        assert "This sign-in link is not valid." in response.content.decode()
+    assert MagicLink.objects.get().used_at is None
 
 
 class SlowBackend(EmailBackend):
@@ -259,3 +271,36 @@ def test_a_stored_next_off_this_site_is_not_followed(api, member, delivered):
     token = request_link(api, delivered)
     MagicLink.objects.update(next_url="https://evil.example/")
     assert use_link(Client(), token)["Location"] == "/_cms/admin/account"
+
+
+# --- Asking for a link costs the same whatever the address ----------------------------------------------------------
+
+
+def work_of_a_request(api, email: str) -> tuple[list[str], list[str]]:
+    """The statements (their first word: SELECT, INSERT …) and templates a link request runs for ``email``."""
+    templates: list[str] = []
+
+    def rendered(sender, template, context, **kwargs):
+        templates.append(template.name)
+
+    template_rendered.connect(rendered)
+    try:
+        with CaptureQueriesContext(connection) as queries:
+            assert api.post(SEND, {"email": email}, format="json").status_code == 200
+    finally:
+        template_rendered.disconnect(rendered)
+    return [query["sql"].split()[0].upper() for query in queries.captured_queries], templates
+
+
+def test_known_and_unknown_addresses_cost_the_same_work(api, member, delivered):
+    disabled = make_user(Role.EDITOR, email="gone@example.com")
+    disabled.is_active = False
+    disabled.save()
+    with delivered() as outbox:
+        known = work_of_a_request(api, member.email)
+        unknown = work_of_a_request(api, "nobody@example.com")
+        gone = work_of_a_request(api, disabled.email)
+    assert known == unknown == gone
+    statements, templates = known
+    assert "INSERT" in statements and templates == ["cms/mail/magic_link.txt"]
+    assert [message.to for message in outbox] == [[member.email]]

@@ -1,8 +1,9 @@
 """Magic links: a sign-in link by mail, single use, valid for ten minutes, only its SHA-256 stored.
 
-Asking for a link answers the same whatever the address (SPEC §4.9): the same checks run, a token is generated either
-way, and mail leaves after the request (apps/accounts/mail.py), so neither the answer nor its timing tells whether an
-account exists. Opening the link shows a page whose button POSTs the token; only that POST consumes it, so mail
+Asking for a link answers the same whatever the address (SPEC §4.9), and does the same work: the same queries run,
+a link row is written (without a user for an address that has no active account: its token is never sent and signs
+nobody in), the mail is rendered; only handing it over after commit differs, and mail leaves after the request
+(apps/accounts/mail.py). So neither the answer nor its timing tells whether an account exists. Opening the link shows a page whose button POSTs the token; only that POST consumes it, so mail
 scanners that fetch links neither use nor burn them. Consuming is one conditional UPDATE, so of two simultaneous
 uses exactly one signs in.
 """
@@ -17,7 +18,6 @@ from django.db import transaction
 
 from apps.accounts import mail
 from apps.accounts.errors import LinkUnusable
-from apps.accounts.fields import sha256_hex
 from apps.accounts.models import MagicLink, User, normalize_email
 from apps.core.timefmt import now
 
@@ -41,10 +41,8 @@ def _storable_next(next_url: str) -> str:
     return next_url if len(next_url) <= MagicLink._meta.get_field("next_url").max_length else ""
 
 
-def magic_link_create(*, user: User, next_url: str = "") -> str:
-    """A new link for ``user`` (in the caller's transaction), mailed after commit; returns the raw token.
-
-    ``next_url`` is where the user goes once the link has signed them in (a path on this site the caller checked)."""
+def _link_mail(*, email: str, user: User | None, next_url: str):
+    """Write a link row for ``user`` (None: an address without an account) and render its mail; (token, message)."""
     token = secrets.token_urlsafe(32)
     current = now()
     MagicLink.objects.filter(expires_at__lte=current - MAGIC_LINK_LIFETIME).delete()
@@ -54,12 +52,21 @@ def magic_link_create(*, user: User, next_url: str = "") -> str:
         expires_at=current + MAGIC_LINK_LIFETIME,
         next_url=_storable_next(next_url),
     )
-    mail.send_later(
-        to=user.email,
+    message = mail.prepare(
+        to=email,
         subject=f"Sign in to {settings.CMS_SITE_NAME}",
         template="cms/mail/magic_link.txt",
         context={"user": user, "url": magic_link_url(token), "minutes": 10},
     )
+    return token, message
+
+
+def magic_link_create(*, user: User, next_url: str = "") -> str:
+    """A new link for ``user`` (in the caller's transaction), mailed after commit; returns the raw token.
+
+    ``next_url`` is where the user goes once the link has signed them in (a path on this site the caller checked)."""
+    token, message = _link_mail(email=user.email, user=user, next_url=next_url)
+    mail.send_after_commit(message)
     return token
 
 
@@ -68,17 +75,18 @@ def magic_link_request(*, email: str, next_url: str = "") -> None:
     """Mail a sign-in link to ``email`` if it belongs to an active user; otherwise do the same work and send nothing.
 
     ``next_url``: where to go after signing in, a path on this site the caller has checked (``sessions.safe_next``)."""
-    user = User.objects.filter(email=normalize_email(email), is_active=True).first()
-    if user is None:
-        sha256_hex(secrets.token_urlsafe(32))  # the token work the other branch does, so both cost the same
-        return
-    magic_link_create(user=user, next_url=next_url)
+    email = normalize_email(email)
+    user = User.objects.filter(email=email, is_active=True).first()
+    # The same row write and rendering for an unknown address: only whether the message is handed over differs.
+    _, message = _link_mail(email=email, user=user, next_url=next_url)
+    if user is not None:
+        mail.send_after_commit(message)
 
 
 def magic_link_status(*, token: str) -> tuple[str, MagicLink | None]:
     """("valid" | "unknown" | "used" | "expired" | "disabled", link) without consuming anything (the GET page)."""
     link = MagicLink.objects.select_related("user").filter(token_hash=token).first() if token else None
-    if link is None:
+    if link is None or link.user is None:
         return "unknown", None
     if link.used_at is not None:
         return "used", link
