@@ -1,12 +1,14 @@
 """Management commands for headless set-up: cms_setup and cms_token."""
 
 import re
+from datetime import timedelta
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from apps.accounts.models import ApiToken, Role, User
+from apps.core.timefmt import now
 from tests.conftest import ApiClient
 
 
@@ -60,3 +62,42 @@ def test_cms_token_refuses_scopes_beyond_the_role():
 def test_cms_token_unknown_user():
     with pytest.raises(CommandError, match="No user with email"):
         run("cms_token", "create", "--email", "ghost@example.com", "--scopes", "admin", "--name", "x")
+
+
+@pytest.mark.parametrize("days", ["0", "-3"])
+def test_cms_token_refuses_an_expiry_that_is_not_in_the_future(admin_user, days):
+    # 0 used to mean "never expires" by accident; a negative number made a token dead on arrival.
+    with pytest.raises(CommandError) as refused:
+        run(
+            "cms_token",
+            "create",
+            "--email",
+            admin_user.email,
+            "--scopes",
+            "admin",
+            "--name",
+            "x",
+            "--expires-days",
+            days,
+        )
+    assert str(refused.value) == (
+        f"--expires-days must be 1 or more (got {days}); leave it out for a token that never expires."
+    )
+    assert not ApiToken.objects.exists()
+
+
+def test_cms_token_expires_after_the_days_given(admin_user):
+    run(
+        "cms_token",
+        "create",
+        "--email",
+        admin_user.email,
+        "--scopes",
+        "admin",
+        "--name",
+        "x",
+        "--expires-days",
+        "2",
+    )
+    token = ApiToken.objects.get()
+    assert timedelta(days=1, hours=23, minutes=59) < token.expires_at - now() <= timedelta(days=2)

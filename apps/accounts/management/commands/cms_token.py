@@ -26,7 +26,12 @@ class Command(BaseCommand):
             "--scopes", required=True, help="Comma-separated, e.g. content:read,content:write"
         )
         create.add_argument("--name", required=True)
-        create.add_argument("--expires-days", type=int, default=None)
+        create.add_argument(
+            "--expires-days",
+            type=int,
+            default=None,
+            help="Days until it expires (1 or more); default: never.",
+        )
         listing = sub.add_parser("list", help="List active tokens.")
         listing.add_argument("--email", default=None)
         revoke = sub.add_parser("revoke", help="Revoke a token by id.")
@@ -39,8 +44,12 @@ class Command(BaseCommand):
             raise CommandError(exc.message) from exc
 
     def _create(self, *, email, scopes, name, expires_days, **_):
+        if expires_days is not None and expires_days < 1:
+            raise CommandError(
+                f"--expires-days must be 1 or more (got {expires_days}); leave it out for a token that never expires."
+            )
         user = selectors.user_get_by_email(email=email)
-        expires_at = now() + timedelta(days=expires_days) if expires_days else None
+        expires_at = now() + timedelta(days=expires_days) if expires_days is not None else None
         _, raw = services.api_token_create(
             actor=Actor.system(),
             user=user,
