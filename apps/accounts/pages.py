@@ -70,6 +70,12 @@ def _limited(request, group: str, key: str | None = None) -> RateLimited | None:
     return None
 
 
+def _too_many(response: HttpResponse, limited: RateLimited) -> HttpResponse:
+    """A page's 429 says when to come back, as the API's do (RFC 6585 §4)."""
+    response["Retry-After"] = limited.headers["Retry-After"]
+    return response
+
+
 # --- Signing in and out ---------------------------------------------------------------------------------------------
 
 
@@ -104,9 +110,7 @@ def login_link(request):
     limited = _limited(request, "auth") or _limited(request, "magic_link_address", key=f"email:{email}")
     if limited is not None:
         context["error"] = limited.message
-        response = _render(request, "cms/login.html", context, status=429)
-        response["Retry-After"] = limited.headers["Retry-After"]
-        return response
+        return _too_many(_render(request, "cms/login.html", context, status=429), limited)
     services.magic_link_request(email=email, next_url=target)
     return _render(request, "cms/message.html", {"title": "Check your email", "message": _link_sent(email)})
 
@@ -143,9 +147,10 @@ def invite_page(request, token: str):
     if request.method == "POST":
         limited = _limited(request, "auth")
         if limited is not None:
-            return _render(
+            page = _render(
                 request, "cms/message.html", {"title": "Invitation", "message": limited.message}, 429
             )
+            return _too_many(page, limited)
         try:
             user = services.invitation_accept_with_magic_link(
                 token=token, name=request.POST.get("name", "")[:200]
@@ -277,7 +282,8 @@ def device_page(request):
         return _render(request, "cms/device.html", {"stage": "enter"})
     limited = _limited(request, "auth")  # a user code is short; make guessing slow
     if limited is not None:
-        return _render(request, "cms/device.html", {"stage": "enter", "error": limited.message}, status=429)
+        page = _render(request, "cms/device.html", {"stage": "enter", "error": limited.message}, status=429)
+        return _too_many(page, limited)
     decision = request.POST.get("decision") if request.method == "POST" else None
     if decision in {"approve", "deny"}:
         try:

@@ -7,7 +7,7 @@ from datetime import timedelta
 from urllib.parse import urlencode
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 
 from apps.accounts import oauth
 from apps.accounts.authentication import authenticate_bearer
@@ -261,3 +261,14 @@ def test_approving_without_any_scope_is_refused(api, client_id, browser):
     assert response.status_code == 400
     assert "Choose at least one of the offered scopes" in response.content.decode()
     assert OAuthDeviceGrant.objects.get().status == "authorization-pending"
+
+
+@override_settings(CMS_RATE_LIMITS={"api": "1200/m", "auth": "1/m", "magic_link_address": "5/15m"})
+def test_guessing_user_codes_is_limited_with_retry_after(browser):
+    assert browser.get("/_cms/admin/device", {"user_code": "AAAA-AAAA"}).status_code == 400
+    limited = browser.get("/_cms/admin/device", {"user_code": "AAAA-AAAB"})
+    assert limited.status_code == 429
+    assert 1 <= int(limited["Retry-After"]) <= 60
+    assert limited["Content-Security-Policy"].startswith("default-src 'self'")
+    message = f"Too many requests; retry in {limited['Retry-After']} seconds."
+    assert f'<p class="error" role="alert">{message}</p>' in limited.content.decode()

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.conf import settings
 from django.core.management import call_command
-from django.test import Client
+from django.test import Client, override_settings
 
 from apps.accounts.models import InstanceSetup, Invitation, Passkey, Role, User
 from apps.accounts.permissions import RULES, Rule
@@ -303,3 +303,15 @@ def test_expired_and_replaced_invitations(admin_session, delivered):
     unknown = Client().get("/_cms/admin/invite/not-a-token")
     assert unknown.status_code == 400
     assert "This invitation link is not valid" in unknown.content.decode()
+
+
+def test_the_invitation_page_is_rate_limited_with_retry_after(admin_session, delivered):
+    _, token, _ = invite(admin_session, delivered)
+    with override_settings(CMS_RATE_LIMITS={**settings.CMS_RATE_LIMITS, "auth": "1/m"}):
+        # The page shares the sign-in endpoints' per-client limit: one passkey request uses it up.
+        assert ApiClient().post(f"{API}/auth/passkey/options", {}, format="json").status_code == 200
+        limited = Client().post(f"/_cms/admin/invite/{token}", {"name": "Cora"})
+    assert limited.status_code == 429
+    assert 1 <= int(limited["Retry-After"]) <= 60
+    assert f"Too many requests; retry in {limited['Retry-After']} seconds." in limited.content.decode()
+    assert not User.objects.filter(email="new@example.com").exists()
