@@ -42,7 +42,8 @@ CONTENT_SECURITY_POLICY = (
 )
 
 
-def _secure(response: HttpResponse) -> HttpResponse:
+def secure(response: HttpResponse) -> HttpResponse:
+    """Our page headers on ``response`` (for pages rendered outside this module, such as the sign-in link's)."""
     response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     response["Cache-Control"] = "no-store"
     return response
@@ -53,12 +54,13 @@ def page(view):
 
     @functools.wraps(view)
     def wrapped(request, *args, **kwargs):
-        return _secure(view(request, *args, **kwargs))
+        return secure(view(request, *args, **kwargs))
 
     return wrapped
 
 
-def _render(request, template: str, context: dict | None = None, status: int = 200) -> HttpResponse:
+def render_page(request, template: str, context: dict | None = None, status: int = 200) -> HttpResponse:
+    """``template`` with what every page shows (the site name); ``secure`` or ``page`` adds the headers."""
     return render(request, template, {"site_name": settings.CMS_SITE_NAME, **(context or {})}, status=status)
 
 
@@ -88,7 +90,7 @@ def login_page(request):
     target = safe_next(request, request.GET.get("next"), settings.LOGIN_REDIRECT_URL)
     if request.user.is_authenticated:
         return HttpResponseRedirect(target)
-    return _render(
+    return render_page(
         request,
         "cms/login.html",
         {"next": target, "form": EmailForm(), "setup_open": services.setup_is_open()},
@@ -105,14 +107,16 @@ def login_link(request):
     target = safe_next(request, request.POST.get("next"), settings.LOGIN_REDIRECT_URL)
     context = {"next": target, "form": form, "setup_open": False}
     if not form.is_valid():
-        return _render(request, "cms/login.html", context, status=400)
+        return render_page(request, "cms/login.html", context, status=400)
     email = normalize_email(form.cleaned_data["email"])
     limited = _limited(request, "auth") or _limited(request, "magic_link_address", key=f"email:{email}")
     if limited is not None:
         context["error"] = limited.message
-        return _too_many(_render(request, "cms/login.html", context, status=429), limited)
+        return _too_many(render_page(request, "cms/login.html", context, status=429), limited)
     services.magic_link_request(email=email, next_url=target)
-    return _render(request, "cms/message.html", {"title": "Check your email", "message": _link_sent(email)})
+    return render_page(
+        request, "cms/message.html", {"title": "Check your email", "message": _link_sent(email)}
+    )
 
 
 def _link_sent(email: str) -> str:
@@ -133,7 +137,7 @@ def logout_page(request):
 def setup_page(request):
     if not services.setup_is_open():
         return redirect(settings.LOGIN_URL)
-    return _render(request, "cms/setup.html")
+    return render_page(request, "cms/setup.html")
 
 
 @page
@@ -141,13 +145,13 @@ def invite_page(request, token: str):
     try:
         invitation = services.invitation_check(token=token)
     except LinkUnusable as exc:
-        return _render(
+        return render_page(
             request, "cms/message.html", {"title": "Invitation", "message": exc.message}, status=400
         )
     if request.method == "POST":
         limited = _limited(request, "auth")
         if limited is not None:
-            page = _render(
+            page = render_page(
                 request, "cms/message.html", {"title": "Invitation", "message": limited.message}, 429
             )
             return _too_many(page, limited)
@@ -156,10 +160,10 @@ def invite_page(request, token: str):
                 token=token, name=request.POST.get("name", "")[:200]
             )
         except LinkUnusable as exc:
-            return _render(
+            return render_page(
                 request, "cms/message.html", {"title": "Invitation", "message": exc.message}, status=400
             )
-        return _render(
+        return render_page(
             request,
             "cms/message.html",
             {
@@ -168,7 +172,7 @@ def invite_page(request, token: str):
             },
         )
     # The token is in this page's URL: `Referrer-Policy: same-origin` (global) keeps it from other sites.
-    return _render(
+    return render_page(
         request,
         "cms/invite.html",
         {"invitation": invitation, "token": token, "role_name": Role(invitation.role).label},
@@ -239,7 +243,7 @@ def account_page(request):
             "scopes_allowed": [scope for scope in SCOPES if scope in allowed_scopes(user.role)],
         }
     )
-    return _render(request, "cms/account.html", context, status=status)
+    return render_page(request, "cms/account.html", context, status=status)
 
 
 # Where a signed-in person finds what they can use: their account page for now. The studio (a later issue, at
@@ -263,7 +267,7 @@ def operators_console_login(request):
         return redirect(f"{settings.LOGIN_URL}?{urlencode({'next': target})}")
     if request.user.is_staff:
         return HttpResponseRedirect(safe_next(request, target, reverse("admin:index")))
-    return _render(
+    return render_page(
         request,
         "cms/no_access.html",
         {"role_name": request.user.role_name, "home_url": reverse(HOME[0]), "home_label": HOME[1]},
@@ -279,10 +283,12 @@ def operators_console_login(request):
 def device_page(request):
     code = request.POST.get("user_code") if request.method == "POST" else request.GET.get("user_code")
     if not code:
-        return _render(request, "cms/device.html", {"stage": "enter"})
+        return render_page(request, "cms/device.html", {"stage": "enter"})
     limited = _limited(request, "auth")  # a user code is short; make guessing slow
     if limited is not None:
-        page = _render(request, "cms/device.html", {"stage": "enter", "error": limited.message}, status=429)
+        page = render_page(
+            request, "cms/device.html", {"stage": "enter", "error": limited.message}, status=429
+        )
         return _too_many(page, limited)
     decision = request.POST.get("decision") if request.method == "POST" else None
     if decision in {"approve", "deny"}:
@@ -294,10 +300,12 @@ def device_page(request):
                 scopes=request.POST.getlist("scope"),
             )
         except LinkUnusable as exc:
-            return _render(request, "cms/device.html", {"stage": "enter", "error": exc.message}, status=400)
+            return render_page(
+                request, "cms/device.html", {"stage": "enter", "error": exc.message}, status=400
+            )
         except CmsError as exc:
             return _device_confirm(request, code, error=exc.message, status=exc.status)
-        return _render(
+        return render_page(
             request, "cms/device.html", {"stage": "done", "approved": decision == "approve", "grant": grant}
         )
     return _device_confirm(request, code)
@@ -307,14 +315,14 @@ def _device_confirm(request, code: str, *, error: str | None = None, status: int
     try:
         grant = services.device_grant_pending(user_code=code)
     except LinkUnusable as exc:
-        return _render(request, "cms/device.html", {"stage": "enter", "error": exc.message}, status=400)
+        return render_page(request, "cms/device.html", {"stage": "enter", "error": exc.message}, status=400)
     application = oauth.application_for(grant.client_id)
     if application is None:
         message = services.oauth_clients.DEVICE_MESSAGES["unknown"]
-        return _render(request, "cms/device.html", {"stage": "enter", "error": message}, status=400)
+        return render_page(request, "cms/device.html", {"stage": "enter", "error": message}, status=400)
     offered = oauth.grantable_scopes(grant.scope.split(), application=application, user=request.user)
     refused = [scope for scope in grant.scope.split() if scope not in offered]
-    return _render(
+    return render_page(
         request,
         "cms/device.html",
         {
@@ -414,7 +422,7 @@ class AuthorizeView(BaseAuthorizationView, FormView):
     def _consent_page(self, form, application, offered, requested, redirect_uri, *, error=None, status=200):
         refused = [scope for scope in requested if scope not in offered]
         ticked = form.initial["scope"]
-        return _render(
+        return render_page(
             self.request,
             self.template_name,
             {
@@ -439,11 +447,15 @@ class AuthorizeView(BaseAuthorizationView, FormView):
                 raise signing.BadSignature("another user's form")
         except signing.BadSignature:
             message = "This authorization form is not valid any more. Start again from the application."
-            return _render(request, "cms/message.html", {"title": "Authorization", "message": message}, 400)
+            return render_page(
+                request, "cms/message.html", {"title": "Authorization", "message": message}, 400
+            )
         application = get_application_model().objects.filter(client_id=data["client_id"]).first()
         if application is None or not application.redirect_uri_allowed(data["redirect_uri"]):
             message = "The application is no longer registered here."
-            return _render(request, "cms/message.html", {"title": "Authorization", "message": message}, 400)
+            return render_page(
+                request, "cms/message.html", {"title": "Authorization", "message": message}, 400
+            )
         credentials = {key: data[key] for key in CONSENT_KEYS if data.get(key)}
         credentials["resource"] = data["resource"]
         allow = request.POST.get("decision") == "approve"

@@ -16,6 +16,7 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.accounts import mail
 from apps.accounts.models import MagicLink, Role
+from apps.accounts.pages import CONTENT_SECURITY_POLICY
 from apps.core.timefmt import now
 from tests.conftest import ApiClient
 from tests.factories import make_user
@@ -304,3 +305,36 @@ def test_known_and_unknown_addresses_cost_the_same_work(api, member, delivered):
     statements, templates = known
     assert "INSERT" in statements and templates == ["cms/mail/magic_link.txt"]
     assert [message.to for message in outbox] == [[member.email]]
+
+
+# --- The page a link opens ------------------------------------------------------------------------------------------
+
+
+def test_the_link_page_does_not_show_its_owner_as_signed_in(api, member, delivered):
+    token = request_link(api, delivered)
+    html = Client().get(VERIFY, {"token": token}).content.decode()
+    header = html[html.index("<header>") : html.index("</header>")]
+    assert header == '<header>\n    <p class="site">CMS</p>\n    \n  '
+    assert "Sign in as <strong>member@example.com</strong>?" in html
+    # Someone else signed in on this browser sees themselves in the header, and the question about the link's owner.
+    other = Client()
+    other.force_login(make_user(Role.EDITOR, email="someone@example.com"))
+    html = other.get(VERIFY, {"token": token}).content.decode()
+    assert '<a href="/_cms/admin/account">someone@example.com</a>' in html
+    assert "member@example.com</a>" not in html and "Sign in as <strong>member@example.com</strong>?" in html
+
+
+def test_the_link_pages_have_the_sign_in_pages_headers(api, member, delivered):
+    token = request_link(api, delivered)
+    browser = Client()
+    opened = browser.get(VERIFY, {"token": token})
+    answers = [
+        opened,
+        browser.get(VERIFY, {"token": "nope"}),
+        browser.post(VERIFY, {"token": "nope"}),
+        browser.post(VERIFY, {"token": token}),
+    ]
+    assert [response.status_code for response in answers] == [200, 400, 400, 303]
+    for response in answers:
+        assert response["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+        assert response["Cache-Control"] == "no-store"

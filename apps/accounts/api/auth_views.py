@@ -11,12 +11,11 @@ from __future__ import annotations
 from django.conf import settings
 from django.http import HttpResponseRedirect
 from django.middleware.csrf import get_token
-from django.shortcuts import render
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework.parsers import FormParser, MultiPartParser
 
-from apps.accounts import selectors, services
+from apps.accounts import pages, selectors, services
 from apps.accounts.api.auth_serializers import (
     AuthenticationOptionsOut,
     CredentialIn,
@@ -216,16 +215,21 @@ class MagicLinkVerifyView(CmsAPIView):
         sign_in(request, link.user)
         # Checked when the link was asked for, and again here: the stored value is only ever a path on this site.
         target = safe_next(request, link.next_url, settings.LOGIN_REDIRECT_URL)
-        return HttpResponseRedirect(target, status=303)
+        return pages.secure(HttpResponseRedirect(target, status=303))
 
 
-def _link_page(request, state: str, token: str, user):
+def _link_page(request, state: str, token: str, owner):
+    """The page a sign-in link opens, with the same headers as the sign-in pages (CSP, no-store).
+
+    ``owner`` is the link's user, named on the page as a question; the header still shows who is actually signed in
+    (``user`` is the visitor's, from the context processor)."""
     django_request = request._request
     get_token(django_request)  # the page's form needs the CSRF cookie
-    context = {"state": state, "token": token, "user": user, "message": LINK_MESSAGES.get(state, "")}
+    context = {"state": state, "token": token, "owner": owner, "message": LINK_MESSAGES.get(state, "")}
     # The token is in this page's URL; the global `Referrer-Policy: same-origin` keeps it from other sites. (Not
     # `no-referrer`: browsers then send `Origin: null` with the form, which the CSRF check rightly refuses.)
-    return render(django_request, "cms/magic_link.html", context, status=200 if state == "valid" else 400)
+    status = 200 if state == "valid" else 400
+    return pages.secure(pages.render_page(django_request, "cms/magic_link.html", context, status=status))
 
 
 # --- Invitations ----------------------------------------------------------------------------------------------------
