@@ -203,6 +203,11 @@ SESSION_COOKIE_AGE = env_int("CMS_SESSION_AGE", 14 * 24 * 3600)
 X_FRAME_OPTIONS = "DENY"
 CSRF_FAILURE_VIEW = "apps.core.api.exceptions.csrf_failure"
 SECURE_REFERRER_POLICY = "same-origin"
+# HSTS (RFC 6797): once a browser has seen it over https, it uses only https for this host for that many seconds.
+# A year by default when CMS_BASE_URL is https; 0 turns it off. Django's SecurityMiddleware sends it on https requests
+# only (behind a TLS proxy, with CMS_BEHIND_TLS_PROXY).
+CMS_HSTS_SECONDS = max(0, env_int("CMS_HSTS_SECONDS", 365 * 24 * 3600 if _https else 0))
+SECURE_HSTS_SECONDS = CMS_HSTS_SECONDS
 if env_bool("CMS_BEHIND_TLS_PROXY"):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 

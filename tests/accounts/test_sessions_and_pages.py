@@ -151,6 +151,40 @@ def test_cookies_are_secure_when_served_over_https(base, secure):
     assert output == [secure, secure, "True", "Lax"]
 
 
+@pytest.mark.parametrize(
+    ("environment", "seconds"),
+    [
+        ({"CMS_BASE_URL": "https://cms.example.com"}, "31536000"),
+        ({"CMS_BASE_URL": "https://cms.example.com", "CMS_HSTS_SECONDS": "600"}, "600"),
+        ({"CMS_BASE_URL": "https://cms.example.com", "CMS_HSTS_SECONDS": "0"}, "0"),
+        ({"CMS_BASE_URL": "http://localhost:8000"}, "0"),
+    ],
+)
+def test_hsts_is_on_by_default_for_an_https_base_url(environment, seconds):
+    env = {key: value for key, value in os.environ.items() if not key.startswith("CMS_")}
+    env.update({**environment, "DJANGO_SETTINGS_MODULE": "cms_project.settings"})
+    output = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from django.conf import settings; print(settings.SECURE_HSTS_SECONDS)",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert output == seconds
+
+
+def test_hsts_is_sent_on_https_answers(settings):
+    settings.SECURE_HSTS_SECONDS = 31536000
+    secure = Client().get("/_cms/admin/login", secure=True)
+    assert secure["Strict-Transport-Security"] == "max-age=31536000"
+    assert "Strict-Transport-Security" not in Client().get("/_cms/admin/login")
+
+
 # --- Pages ----------------------------------------------------------------------------------------------------------
 
 
