@@ -2,8 +2,8 @@
 
 Asking for a link answers the same whatever the address (SPEC §4.9), and does the same work: the same queries run,
 a link row is written (without a user for an address that has no active account: its token is never sent and signs
-nobody in), the mail is rendered; only handing it over after commit differs, and mail leaves after the request
-(apps/accounts/mail.py). So neither the answer nor its timing tells whether an account exists. Opening the link shows a page whose button POSTs the token; only that POST consumes it, so mail
+nobody in), the mail is rendered and handed over to the delivery thread, which drops it instead of sending it; mail
+leaves after the request (apps/accounts/mail.py). So neither the answer nor its timing tells whether an account exists. Opening the link shows a page whose button POSTs the token; only that POST consumes it, so mail
 scanners that fetch links neither use nor burn them. Consuming is one conditional UPDATE, so of two simultaneous
 uses exactly one signs in.
 """
@@ -77,10 +77,9 @@ def magic_link_request(*, email: str, next_url: str = "") -> None:
     ``next_url``: where to go after signing in, a path on this site the caller has checked (``sessions.safe_next``)."""
     email = normalize_email(email)
     user = User.objects.filter(email=email, is_active=True).first()
-    # The same row write and rendering for an unknown address: only whether the message is handed over differs.
+    # The same row write, rendering and hand-over for an unknown address; only the mail server never sees it.
     _, message = _link_mail(email=email, user=user, next_url=next_url)
-    if user is not None:
-        mail.send_after_commit(message)
+    mail.send_after_commit(message, deliver=user is not None)
 
 
 def magic_link_status(*, token: str) -> tuple[str, MagicLink | None]:
