@@ -151,10 +151,10 @@ def invite_page(request, token: str):
     if request.method == "POST":
         limited = _limited(request, "auth")
         if limited is not None:
-            page = render_page(
+            answer = render_page(
                 request, "cms/message.html", {"title": "Invitation", "message": limited.message}, 429
             )
-            return _too_many(page, limited)
+            return _too_many(answer, limited)
         try:
             user = services.invitation_accept_with_magic_link(
                 token=token, name=request.POST.get("name", "")[:200]
@@ -286,10 +286,10 @@ def device_page(request):
         return render_page(request, "cms/device.html", {"stage": "enter"})
     limited = _limited(request, "auth")  # a user code is short; make guessing slow
     if limited is not None:
-        page = render_page(
+        answer = render_page(
             request, "cms/device.html", {"stage": "enter", "error": limited.message}, status=429
         )
-        return _too_many(page, limited)
+        return _too_many(answer, limited)
     decision = request.POST.get("decision") if request.method == "POST" else None
     if decision in {"approve", "deny"}:
         try:
