@@ -3,8 +3,9 @@
 Asking for a link answers the same whatever the address (SPEC §4.9), and does the same work: the same queries run,
 a link row is written (without a user for an address that has no active account: its token is never sent and signs
 nobody in), the mail is rendered and handed over to the delivery thread, which drops it instead of sending it; mail
-leaves after the request (apps/accounts/mail.py). So neither the answer nor its timing tells whether an account exists. Opening the link shows a page whose button POSTs the token; only that POST consumes it, so mail
-scanners that fetch links neither use nor burn them. Consuming is one conditional UPDATE, so of two simultaneous
+leaves after the request (apps/accounts/mail.py). So neither the answer nor its timing tells whether an account
+exists. Opening the link shows a page whose button POSTs the token; only that POST consumes it, so mail scanners that
+fetch links neither use nor burn them. Consuming is one conditional UPDATE, so of two simultaneous
 uses exactly one signs in.
 """
 
