@@ -39,8 +39,11 @@ def can_read_drafts(actor: Actor | None) -> bool:
 RAW_JSON = {"data_raw": Cast("data", TextField()), "live_raw": Cast("live_data", TextField())}
 
 
-def _for_output(queryset: QuerySet) -> QuerySet:
-    return queryset.defer("data", "live_data", "meta").annotate(**RAW_JSON)
+def _for_output(queryset: QuerySet, *, meta: bool = False) -> QuerySet:
+    """``meta`` adds the entry's metadata as text (``meta_raw``): only single-entry answers to readers with drafts
+    access show it, so no other read pays for a column that can hold an import's comments."""
+    queryset = queryset.defer("data", "live_data", "meta").annotate(**RAW_JSON)
+    return queryset.annotate(meta_raw=Cast("meta", TextField())) if meta else queryset
 
 
 @dataclass(slots=True)
@@ -174,6 +177,22 @@ _ENTRY_BY_SLUG = PreparedQuery(
     "slug",
     "locale",
 )
+_ENTRY_WITH_META_BY_ID = PreparedQuery(
+    lambda collection_id, pk: _for_output(
+        Entry.objects.filter(collection_id=collection_id, pk=pk), meta=True
+    )[:1],
+    "collection_id",
+    "pk",
+)
+_ENTRY_WITH_META_BY_SLUG = PreparedQuery(
+    lambda collection_id, slug, locale: _for_output(
+        Entry.objects.filter(collection_id=collection_id, slug=slug, locale=locale, deleted_at__isnull=True),
+        meta=True,
+    )[:1],
+    "collection_id",
+    "slug",
+    "locale",
+)
 
 
 def entry_get(
@@ -183,19 +202,24 @@ def entry_get(
     ref: str,
     locale: str | None = None,
     for_update: bool = False,
+    with_meta: bool = False,
 ) -> Entry:
     """The entry with id ``ref``, else with slug ``ref`` in ``locale`` (the default locale when omitted).
 
     Readers without drafts access find published entries only; by id, readers with drafts access also find entries in
-    the trash. ``for_update`` resolves the target of a write (drafts access is then checked by the write itself)."""
+    the trash. ``for_update`` resolves the target of a write (drafts access is then checked by the write itself).
+    ``with_meta`` also reads the entry's metadata as text (``entry.meta_raw``)."""
     drafts = for_update or can_read_drafts(actor)
+    by_id, by_slug = (
+        (_ENTRY_WITH_META_BY_ID, _ENTRY_WITH_META_BY_SLUG) if with_meta else (_ENTRY_BY_ID, _ENTRY_BY_SLUG)
+    )
     entry = None
     if is_ulid(ref):
-        entry = _ENTRY_BY_ID.first(collection_id=collection.pk, pk=ref.upper())
+        entry = by_id.first(collection_id=collection.pk, pk=ref.upper())
         if entry is not None and entry.is_trashed and not drafts:
             entry = None
     if entry is None:
-        entry = _ENTRY_BY_SLUG.first(
+        entry = by_slug.first(
             collection_id=collection.pk, slug=ref, locale=locale or settings.CMS_DEFAULT_LOCALE
         )
     if entry is None or (not drafts and entry.status != Status.PUBLISHED):

@@ -71,8 +71,8 @@ def _as_markdown(items: list[dict], collection) -> list[dict]:
     return items
 
 
-def _present(entries: list, collection, *, drafts: bool, format: str) -> list[dict]:
-    items = present_entries(entries, collection=collection, drafts=drafts)
+def _present(entries: list, collection, *, drafts: bool, format: str, meta: bool = False) -> list[dict]:
+    items = present_entries(entries, collection=collection, drafts=drafts, meta=meta)
     return _as_markdown(items, collection) if format == "markdown" else items
 
 
@@ -203,12 +203,18 @@ def content_get(actor, args: ContentGetIn) -> dict:
 
     Returns {item, _rev}. Send _rev back with content_update so that a change made by someone else in the meantime is
     detected ([CONFLICT]) instead of overwritten. liveData is present when the published version differs from the
-    working copy (see content_compare).
+    working copy (see content_compare). For readers with drafts access, item.meta is the entry's read-only metadata:
+    meta.import is what an import kept of the source (sourceId, originalStatus, parentId, menuOrder, sticky,
+    passwordProtected, customFields, comments …) and meta._importError {message, content, excerpt} the original of
+    an item that could not be imported faithfully.
     """
     collection = _collection(args.collection)
-    entry = selectors.entry_get(collection=collection, actor=actor, ref=args.id, locale=args.locale)
     drafts = selectors.can_read_drafts(actor)
-    return {"item": _present([entry], collection, drafts=drafts, format=args.format)[0], "_rev": entry.rev}
+    entry = selectors.entry_get(
+        collection=collection, actor=actor, ref=args.id, locale=args.locale, with_meta=drafts
+    )
+    item = _present([entry], collection, drafts=drafts, format=args.format, meta=drafts)[0]
+    return {"item": item, "_rev": entry.rev}
 
 
 class EntryIn(ToolInput):

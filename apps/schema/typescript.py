@@ -82,6 +82,8 @@ export interface CmsEntry {
   version: number;
   /** The entry's terms by taxonomy name; present when taxonomies apply to the collection. */
   terms?: Record<string, CmsTermRef[]>;
+  /** Read-only metadata (meta.import, meta._importError); only in single-entry reads by editors. */
+  meta?: Record<string, unknown>;
 }
 """
 

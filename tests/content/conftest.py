@@ -17,9 +17,10 @@ def entry_url(entry_or_id, suffix: str = "") -> str:
     return f"{POSTS}/{entry_id}{suffix}"
 
 
-def item_body(entry_or_id, *, drafts: bool = True, **overrides) -> dict:
+def item_body(entry_or_id, *, drafts: bool = True, meta: bool = False, **overrides) -> dict:
     """The API's entry item for the stored row: the working copy for readers with drafts access, else the published
-    version; ``liveData`` only when it differs. ``overrides`` are the values the test asserts explicitly."""
+    version; ``liveData`` only when it differs; ``meta`` as a single-entry read shows it to readers with drafts access.
+    ``overrides`` are the values the test asserts explicitly."""
     entry = Entry.objects.select_related("collection").get(
         pk=entry_or_id if isinstance(entry_or_id, str) else entry_or_id.pk
     )
@@ -53,6 +54,8 @@ def item_body(entry_or_id, *, drafts: bool = True, **overrides) -> dict:
     }
     if drafts and entry.live_data is not None and entry.live_data != entry.data:
         item["liveData"] = entry.live_data
+    if meta:
+        item["meta"] = entry.meta
     item.update(overrides)
     return item
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
+from apps.accounts.models import Role
 from apps.content.models import Entry, Revision
 from tests.content.conftest import POSTS, entry_url, error_of, item_body, written
 from tests.factories import make_collection, make_entry, make_field
@@ -236,12 +237,41 @@ def test_get_by_id_and_by_slug(admin_api, draft_entry):
     assert by_id.json() == {
         "success": True,
         "data": {
-            "item": item_body(draft_entry, data={"title": "Hello world", "views": 1}),
+            "item": item_body(draft_entry, meta=True, data={"title": "Hello world", "views": 1}),
             "_rev": draft_entry.rev,
         },
     }
     assert admin_api.get(f"{POSTS}/hello-world").json() == by_id.json()
     assert admin_api.get(entry_url(draft_entry.pk.lower())).json() == by_id.json()
+
+
+def test_an_entrys_metadata_is_read_back_by_editors_in_single_entry_reads_only(
+    admin_api, client_for, posts_collection
+):
+    meta = {"import": {"sourceId": 12, "sticky": True, "parentId": 3}, "_importError": {"message": "x"}}
+    entry = make_entry(posts_collection, {"title": "Imported"}, status="published", meta=meta)
+
+    response = admin_api.get(entry_url(entry))
+    assert response.status_code == 200
+    assert response.json() == {
+        "success": True,
+        "data": {"item": item_body(entry, meta=True), "_rev": entry.rev},
+    }
+    assert response.json()["data"]["item"]["meta"] == meta
+    # Lists (spliced stored JSON, performance-critical) and write answers never carry it.
+    assert [item.get("meta") for item in admin_api.get(POSTS).json()["data"]["items"]] == [None]
+    patched = admin_api.patch(entry_url(entry), {"data": {"title": "Edited"}}, format="json")
+    assert patched.status_code == 200 and "meta" not in patched.json()["data"]["item"]
+    # Readers without drafts access see the published entry without its metadata (commenters' addresses, originals).
+    reader = client_for(role=Role.SUBSCRIBER, scopes=["content:read"])
+    published = reader.get(entry_url(entry))
+    assert published.status_code == 200
+    assert published.json()["data"]["item"] == item_body(entry, drafts=False)
+    # Metadata is read-only: a write that sends it is refused, nothing changes.
+    refused = admin_api.patch(entry_url(entry), {"meta": {"x": 1}}, format="json")
+    assert refused.status_code == 400
+    assert error_of(refused)["details"] == {"meta": "Unknown field; allowed: _rev, bylines, data, slug, status."}
+    assert Entry.objects.get(pk=entry.pk).meta == meta
 
 
 @override_settings(CMS_LOCALES=["en", "fr"])
@@ -407,7 +437,7 @@ def test_delete_moves_the_entry_to_the_trash(admin_api, draft_entry):
     assert admin_api.delete(f"{POSTS}/hello-world").status_code == 404
     # By id it is still there for editors, marked as trashed.
     item = admin_api.get(entry_url(draft_entry)).json()["data"]["item"]
-    assert item == item_body(draft_entry) and item["deletedAt"] is not None
+    assert item == item_body(draft_entry, meta=True) and item["deletedAt"] is not None
 
 
 def test_deleting_twice_is_an_invalid_transition(admin_api, draft_entry):

@@ -51,6 +51,19 @@ def test_get_answers_what_rest_answers(admin_mcp, admin_api, articles, news):
     assert by_slug == rest
 
 
+def test_get_shows_the_entrys_metadata_to_editors_only(admin_mcp, mcp_for, articles):
+    meta = {"import": {"sourceId": 7, "sticky": True}, "_importError": {"message": "broken", "content": "<p>"}}
+    entry = make_entry(articles, {"title": "Hi"}, status="published", meta=meta)
+
+    value = admin_mcp.ok("content_get", {"collection": "articles", "id": entry.pk})
+    assert value["item"]["meta"] == meta
+    markdown = admin_mcp.ok("content_get", {"collection": "articles", "id": entry.pk, "format": "markdown"})
+    assert markdown["item"]["meta"] == meta
+    assert "meta" not in admin_mcp.ok("content_list", {"collection": "articles"})["items"][0]
+    reader = mcp_for(role=Role.SUBSCRIBER, scopes=("content:read",))
+    assert "meta" not in reader.ok("content_get", {"collection": "articles", "id": entry.pk})["item"]
+
+
 def test_list_answers_what_rest_answers(admin_mcp, admin_api, articles):
     for number in range(3):
         make_entry(articles, {"title": f"Post {number}"})

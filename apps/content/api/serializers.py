@@ -151,6 +151,13 @@ class EntryOut(serializers.Serializer):
         required=False,
         help_text="The entry's terms by taxonomy name; present when taxonomies apply to the collection.",
     )
+    meta = serializers.DictField(
+        required=False,
+        help_text="The entry's metadata, read-only (no write takes it): what an import kept of the source (meta.import: source, "
+        "sourceId, originalStatus, parentId, menuOrder, sticky, commentStatus, passwordProtected, customFields, "
+        "comments …) and, for an item that could not be imported faithfully, meta._importError {message, content, "
+        "excerpt}. Only in single-entry reads (GET one) by readers with drafts access; never in lists.",
+    )
 
 
 class EntryWithRevOut(serializers.Serializer):
@@ -268,17 +275,25 @@ def load_extras(entries: Sequence[Entry], *, collection: Collection, drafts: boo
     return extras
 
 
-def present_entries(entries: Sequence[Entry], *, collection: Collection, drafts: bool) -> list[dict]:
-    """Present a page of entries of ``collection`` with a constant number of queries, whatever the page size."""
+def present_entries(
+    entries: Sequence[Entry], *, collection: Collection, drafts: bool, meta: bool = False
+) -> list[dict]:
+    """Present a page of entries of ``collection`` with a constant number of queries, whatever the page size.
+    ``meta`` adds each entry's metadata (entries read with ``entry_get(with_meta=True)``)."""
     extras = load_extras(entries, collection=collection, drafts=drafts)
     return [
-        present_entry(entry, collection_slug=collection.slug, drafts=drafts, extras=extras)
+        present_entry(entry, collection_slug=collection.slug, drafts=drafts, extras=extras, meta=meta)
         for entry in entries
     ]
 
 
 def present_entry(
-    entry: Entry, *, collection_slug: str, drafts: bool, extras: EntryExtras | None = None
+    entry: Entry,
+    *,
+    collection_slug: str,
+    drafts: bool,
+    extras: EntryExtras | None = None,
+    meta: bool = False,
 ) -> dict:
     """One entry; ``extras`` (from ``load_extras``) resolves media references and adds terms. Without it, stored
     values are shown as they are and terms are left out: use ``present_entries`` for answers."""
@@ -324,6 +339,8 @@ def present_entry(
             item["liveData"] = live
     if extras is not None and extras.terms is not None:
         item["terms"] = extras.terms.get(entry.pk, {})
+    if meta:
+        item["meta"] = _stored_json(entry, "meta_raw", "meta") or {}
     return item
 
 

@@ -118,9 +118,13 @@ class EntryViewSet(CmsViewSet):
     def retrieve(self, request, collection: str, ref: str):
         target = self._collection(collection)
         actor = actor_from_request(request)
-        entry = selectors.entry_get(collection=target, actor=actor, ref=ref, locale=self.query.get("locale"))
         drafts = selectors.can_read_drafts(actor)
-        return ok({"item": self._present(entry, target, drafts=drafts), "_rev": entry.rev})
+        # Metadata (import bookkeeping, commenters' addresses, _importError) is for readers who may edit.
+        entry = selectors.entry_get(
+            collection=target, actor=actor, ref=ref, locale=self.query.get("locale"), with_meta=drafts
+        )
+        item = present_entries([entry], collection=target, drafts=drafts, meta=drafts)[0]
+        return ok({"item": item, "_rev": entry.rev})
 
     @endpoint(
         "content.update",
