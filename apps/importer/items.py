@@ -170,7 +170,8 @@ class ImportItem(_Record):
     content: list[dict] | None = None
     raw_content: str = ""
     excerpt: str = ""
-    # When it was published, in UTC: post_date_gmt, else the RSS pubDate, else post_date read as UTC.
+    # When it was published, in UTC: post_date_gmt, else the RSS pubDate, else post_date read as UTC, else when it
+    # was last modified (WordPress's placeholders for "no date" count as none).
     date: datetime | None = None
     modified: datetime | None = None
     author: str | None = None

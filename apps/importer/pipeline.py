@@ -942,7 +942,8 @@ class Runner:
             author=author or self.owner,
             published_at=published_at,
             meta=self._meta(item),
-            created_at=min(date, moment) if date else None,
+            # The post's own date, also for a scheduled post (WordPress's date of it is when it goes out).
+            created_at=date,
         )
         if status == "future" and create_status == Status.DRAFT:
             if date is not None and collection.supports_feature("scheduling"):
@@ -1031,7 +1032,8 @@ class Runner:
                 "bylines": credits,
                 "author": author or self.owner,
                 "published_at": date if published else None,
-                "created_at": date,
+                # The post's own date, as WordPress shows it (a publication is never later than now).
+                "created_at": item.date,
                 "meta": self._meta(item),
             }
             payload: dict[str, Any] = {}

@@ -77,6 +77,8 @@ _HEADER = {
 }
 _NO_DATE = "0000-00-00 00:00:00"
 _WP_DATE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}", re.ASCII)
+# The year of an RSS date ("Wed, 30 Nov 2011 …"): WordPress writes four digits, or "-0001" for no date.
+_RSS_YEAR = re.compile(r"\b\d{1,2}\s+[A-Za-z]{3}\s+(\S+)", re.ASCII)
 # WordPress nests at most 6 levels (rss, channel, item, wp:comment, wp:commentmeta, wp:meta_key). Nothing is cleared
 # from the tree until its channel child ends, so without a bound a deeply nested file is held whole in memory.
 MAX_DEPTH = 64
@@ -379,6 +381,9 @@ class _State:
             return Skipped("item", f"item {source_id} has no <wp:post_type>", line)
         meta = _meta_dict(raw_meta, unserialize=self.convert)
         raw_content = fields.get(("content", "encoded"), "")
+        modified = _wp_date(fields.get(("wp", "post_modified_gmt"))) or _wp_date(
+            fields.get(("wp", "post_modified"))
+        )
         item = ImportItem(
             source_id=source_id,
             post_type=post_type,
@@ -387,11 +392,8 @@ class _State:
             title=fields.get(("", "title"), ""),
             raw_content=raw_content,
             excerpt=fields.get(("excerpt", "encoded"), ""),
-            date=_wp_date(fields.get(("wp", "post_date_gmt")))
-            or _rfc822(fields.get(("", "pubDate"), ""))
-            or _wp_date(fields.get(("wp", "post_date"))),
-            modified=_wp_date(fields.get(("wp", "post_modified_gmt")))
-            or _wp_date(fields.get(("wp", "post_modified"))),
+            date=_item_date(fields, modified),
+            modified=modified,
             terms=terms,
             categories=[term.slug for term in terms if term.taxonomy == "category"],
             tags=[term.slug for term in terms if term.taxonomy == "post_tag"],
@@ -476,10 +478,25 @@ def _wp_date(value: str | None) -> datetime | None:
         return None
 
 
+def _item_date(fields: dict[tuple[str, str], str], modified: datetime | None) -> datetime | None:
+    """post_date_gmt, else the RSS pubDate, else post_date read as UTC, else the last modification.
+
+    A draft never published has WordPress's placeholder "0000-00-00 00:00:00" as its GMT date, and its pubDate is made
+    from that placeholder (as "30 Nov -0001", or "30 Nov 1999" by older versions): its own post_date, the local time
+    it was last saved, is then the post's date."""
+    gmt = fields.get(("wp", "post_date_gmt"))
+    date = _wp_date(gmt)
+    if date is None and (gmt or "").strip() != _NO_DATE:
+        date = _rfc822(fields.get(("", "pubDate"), ""))
+    return date or _wp_date(fields.get(("wp", "post_date"))) or modified
+
+
 def _rfc822(value: str) -> datetime | None:
-    """An RSS date; None when missing, invalid, or the Unix epoch WordPress writes for posts without a date."""
+    """An RSS date; None when missing, invalid, or a placeholder WordPress writes for posts without a date: the Unix
+    epoch, or "30 Nov -0001" (its "0000-00-00" formatted; the email parser read it as 2000-11-30)."""
     text = value.strip()
-    if not text:
+    year = _RSS_YEAR.search(text)
+    if not text or (year is not None and not year.group(1).isdigit()):
         return None
     try:
         parsed = parsedate_to_datetime(text)
