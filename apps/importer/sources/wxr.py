@@ -77,6 +77,7 @@ _HEADER = {
 }
 _NO_DATE = "0000-00-00 00:00:00"
 _WP_DATE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}", re.ASCII)
+_OLD_PLACEHOLDER = datetime(1999, 11, 30, tzinfo=UTC)
 # The year of an RSS date ("Wed, 30 Nov 2011 …"): WordPress writes four digits, or "-0001" for no date.
 _RSS_YEAR = re.compile(r"\b\d{1,2}\s+[A-Za-z]{3}\s+(\S+)", re.ASCII)
 # WordPress nests at most 6 levels (rss, channel, item, wp:comment, wp:commentmeta, wp:meta_key). Nothing is cleared
@@ -482,18 +483,20 @@ def _item_date(fields: dict[tuple[str, str], str], modified: datetime | None) ->
     """post_date_gmt, else the RSS pubDate, else post_date read as UTC, else the last modification.
 
     A draft never published has WordPress's placeholder "0000-00-00 00:00:00" as its GMT date, and its pubDate is made
-    from that placeholder (as "30 Nov -0001", or "30 Nov 1999" by older versions): its own post_date, the local time
-    it was last saved, is then the post's date."""
-    gmt = fields.get(("wp", "post_date_gmt"))
-    date = _wp_date(gmt)
-    if date is None and (gmt or "").strip() != _NO_DATE:
-        date = _rfc822(fields.get(("", "pubDate"), ""))
-    return date or _wp_date(fields.get(("wp", "post_date"))) or modified
+    from that placeholder (empty, "30 Nov -0001", or "30 Nov 1999" from older versions): its own post_date, the local
+    time it was last saved, is then the post's date."""
+    return (
+        _wp_date(fields.get(("wp", "post_date_gmt")))
+        or _rfc822(fields.get(("", "pubDate"), ""))
+        or _wp_date(fields.get(("wp", "post_date")))
+        or modified
+    )
 
 
 def _rfc822(value: str) -> datetime | None:
     """An RSS date; None when missing, invalid, or a placeholder WordPress writes for posts without a date: the Unix
-    epoch, or "30 Nov -0001" (its "0000-00-00" formatted; the email parser read it as 2000-11-30)."""
+    epoch, or its "0000-00-00 00:00:00" formatted as "30 Nov -0001" (which the email parser reads as 2000-11-30) or,
+    by older versions, "Tue, 30 Nov 1999 00:00:00"."""
     text = value.strip()
     year = _RSS_YEAR.search(text)
     if not text or (year is not None and not year.group(1).isdigit()):
@@ -505,7 +508,7 @@ def _rfc822(value: str) -> datetime | None:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     parsed = parsed.astimezone(UTC)
-    return None if parsed.timestamp() <= 0 else parsed
+    return None if parsed.timestamp() <= 0 or parsed == _OLD_PLACEHOLDER else parsed
 
 
 def _author(element: ElementTree.Element) -> Author:
