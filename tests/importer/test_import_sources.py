@@ -241,6 +241,35 @@ def test_hosted_site_imports_posts_pages_terms_authors_and_media(admin_api, host
     assert ImportAnalysis.objects.get(pk=analysis["analysisId"]).source_input == {"url": hosted.base}
 
 
+def test_hosted_sites_protected_and_private_posts_are_drafts(admin_api, hosted):
+    api = f"/wp/v2/sites/127.0.0.1%3A{hosted.server_address[1]}"
+    [post] = json.loads((REST / "PostsCollection.json").read_text())[:1]
+    protected = {**post, "id": 901, "slug": "protected", "content": {**post["content"], "protected": True}}
+    private = {**post, "id": 902, "slug": "private", "status": "private"}
+    hosted.routes[f"{api}/posts"] = (
+        200,
+        json.dumps([post, protected, private]),
+        {"Content-Type": "application/json", "X-WP-Total": "3", "X-WP-TotalPages": "1"},
+    )
+    analysis = admin_api.post(
+        "/_cms/api/import/blogplatform/analyze",
+        {"source": "blogplatform-hosted", "url": hosted.base, "accessToken": "secret-token"},
+        format="json",
+    ).json()["data"]
+
+    job = admin_api.post(EXECUTE, {"analysisId": analysis["analysisId"]}, format="json").json()["data"]
+
+    assert [(warning["code"], warning["sourceId"]) for warning in job["summary"]["warnings"]] == [
+        ("PASSWORD_PROTECTED", 901),
+        ("PRIVATE", 902),
+    ]
+    assert sorted((item["slug"], item["status"]) for item in all_entries(admin_api, "posts")) == [
+        ("private", "draft"),
+        ("protected", "draft"),
+        ("restapi-client-fixture-post", "published"),
+    ]
+
+
 def test_the_rest_source_does_not_import(admin_api, self_hosted):
     response = admin_api.post(
         "/_cms/api/import/blogplatform/analyze",

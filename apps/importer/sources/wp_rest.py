@@ -161,6 +161,14 @@ def _item(item: dict[str, Any], users: dict[int, str], terms: dict[tuple[str, in
         comment_status=item.get("comment_status") or "",
         ping_status=item.get("ping_status") or "",
         sticky=bool(item.get("sticky")),
+        # The password itself (context=edit), else only the REST API's "content.protected" flag: either keeps the
+        # post out of public view (the pipeline imports it as a draft).
+        password=str(item.get("password") or "")
+        or (
+            "protected"
+            if isinstance(item.get("content"), dict) and item["content"].get("protected") is True
+            else ""
+        ),
         guid=_text(item.get("guid")),
         link=item.get("link") or "",
     )
