@@ -195,6 +195,9 @@ class ImportItem(_Record):
     language: Language | None = None
     comments: list[Comment] = field(default_factory=list)
     conversion_error: str | None = None
+    # {code, message} when the content was converted but not faithfully (broken block markup, nesting too deep): every
+    # word is in ``content``, and the pipeline saves the item as a draft with the original in _importError.
+    content_problem: dict[str, str] | None = None
     # Where the item starts in its source (a line of the WXR file), for messages.
     line: int | None = None
 

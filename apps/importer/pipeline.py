@@ -88,6 +88,8 @@ def _without_savepoints():
 def _checksum(item: ImportItem) -> str:
     data = item.shallow_dict()
     data.pop("line", None)
+    if data.get("contentProblem") is None:
+        data.pop("contentProblem", None)  # items converted faithfully keep the fingerprints they had
     return xxhash.xxh64_hexdigest(orjson.dumps(data, **JSON_DUMPS))
 
 
@@ -643,6 +645,12 @@ class Runner:
             return
         title = item.title or f"Reusable block {item.source_id}"
         content = item.content if item.content is not None else []
+        if item.content_problem:
+            self.warn(
+                item.content_problem["code"],
+                f"Reusable block {item.source_id} '{item.title}': {item.content_problem['message']}",
+                sourceId=item.source_id,
+            )
         try:
             with transaction.atomic():
                 if section is None:
@@ -811,6 +819,16 @@ class Runner:
             source["customFields"] = custom
         if item.comments:
             source["comments"] = [comment.to_dict() for comment in item.comments]
+        if item.content_problem:
+            # SPEC §7: the original is kept beside the text that could be saved.
+            return {
+                "import": source,
+                "_importError": {
+                    "message": item.content_problem["message"],
+                    "content": item.raw_content,
+                    "excerpt": item.excerpt,
+                },
+            }
         return {"import": source}
 
     def _entry(self, item: ImportItem, record: ImportRecord | None) -> None:
@@ -849,7 +867,7 @@ class Runner:
                     stats["unchanged"] += 1
                     return
                 else:
-                    withheld = self._withheld(item)
+                    withheld = self._draft_only(item)
                     republish = item.status == "publish" and entry.status != Status.SCHEDULED and not withheld
                     content_services.entry_update(
                         actor=self.system,
@@ -926,7 +944,7 @@ class Runner:
         moment = now()
         date = item.date
         status = item.status
-        withheld = self._withheld(item)
+        withheld = self._draft_only(item)
         create_status = Status.DRAFT
         published_at = None
         if withheld:
@@ -963,10 +981,19 @@ class Runner:
             entry = content_services.entry_trash(actor=self.system, entry=entry)
         return entry
 
-    def _withheld(self, item: ImportItem) -> bool:
-        """Whether an item WordPress shows only to some must stay out of public view: a private post (editors and
-        its author only) or a password-protected one (behind its password), which the CMS has no status for. It is
-        imported as a draft, with a warning naming it (docs/decisions.md, "Import pipeline")."""
+    def _draft_only(self, item: ImportItem) -> bool:
+        """Whether the item is imported as a draft whatever its WordPress status, with a warning naming it
+        (docs/decisions.md, "Import pipeline"): its content could not be converted faithfully (SPEC §7: a draft with
+        the original in ``_importError``), or WordPress shows it only to some, which the CMS has no status for: a
+        private post (editors and its author) or a password-protected one (behind its password)."""
+        problem = item.content_problem
+        if problem:
+            self.warn(
+                problem["code"],
+                f"Item {item.source_id} '{item.title}': {problem['message']} Imported as a draft with the original "
+                "in its meta._importError.",
+                sourceId=item.source_id,
+            )
         if item.status == "private":
             self.warn(
                 "PRIVATE",
@@ -983,7 +1010,7 @@ class Runner:
                 sourceId=item.source_id,
             )
             return True
-        return False
+        return bool(problem)
 
     def _slug(self, item: ImportItem, collection: Collection, locale: str | None) -> str | None:
         base = slugify(unquote(item.slug)) or slugify(item.title)
@@ -1049,7 +1076,7 @@ class Runner:
             collection = self.collections[item.post_type]
             data, pending = self._data(item, item.post_type)
             credits, author = self._credits(item)
-            withheld = self._withheld(item)
+            withheld = self._draft_only(item)
             published = item.status in ("publish", "future") and not withheld
             date = min(item.date, moment) if item.date else None
             row = {

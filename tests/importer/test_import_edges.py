@@ -239,14 +239,14 @@ def test_status_mapping(admin_api):
 
 
 def test_an_item_that_fails_to_convert_becomes_a_draft_with_import_error(admin_api, monkeypatch):
-    convert = wxr_module.content_to_portable_text
+    convert = wxr_module.convert_post
 
     def failing(content, **kwargs):
         if "EXPLODE" in content:
             raise ValueError("cannot read this")
         return convert(content, **kwargs)
 
-    monkeypatch.setattr(wxr_module, "content_to_portable_text", failing)
+    monkeypatch.setattr(wxr_module, "convert_post", failing)
     content = wxr(
         post(1, title="Fine", slug="fine") + post(2, title="Broken", slug="broken", content="<p>EXPLODE</p>")
     )

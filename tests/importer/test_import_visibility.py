@@ -19,12 +19,21 @@ def future(days: int) -> str:
 
 
 def test_password_protected_and_private_posts_are_drafts_no_reader_can_see(admin_api, client_for, settings):
-    settings.CMS_IMPORT_BATCH_SIZE = 2  # a batch of plain new entries (created together) and ones created alone
+    settings.CMS_IMPORT_BATCH_SIZE = (
+        2  # a batch of plain new entries (created together) and ones created alone
+    )
     items = (
         post(1, title="Open kingfisher", slug="open")
         + post(2, title="Protected kingfisher", slug="protected", extra=PASSWORD)
         + post(3, title="Private kingfisher", slug="private", status="private")
-        + post(4, title="Protected future kingfisher", slug="later", status="future", date=future(30), extra=PASSWORD)
+        + post(
+            4,
+            title="Protected future kingfisher",
+            slug="later",
+            status="future",
+            date=future(30),
+            extra=PASSWORD,
+        )
         + post(5, title="Protected past future kingfisher", slug="past", status="future", extra=PASSWORD)
     )
 
@@ -85,11 +94,17 @@ def test_password_protected_and_private_posts_are_drafts_no_reader_can_see(admin
 def test_reimporting_a_changed_protected_post_does_not_publish_it(admin_api):
     run_import(admin_api, content=wxr(post(1, title="Protected", slug="protected", extra=PASSWORD)))
 
-    job = run_import(admin_api, content=wxr(post(1, title="Protected, revised", slug="protected", extra=PASSWORD)))
+    job = run_import(
+        admin_api, content=wxr(post(1, title="Protected, revised", slug="protected", extra=PASSWORD))
+    )
 
     assert job["summary"]["imported"] == {"posts": {"updated": 1}}
     item = admin_api.get("/_cms/api/content/posts/protected").json()["data"]["item"]
-    assert (item["status"], item["data"]["title"], item["publishedAt"]) == ("draft", "Protected, revised", None)
+    assert (item["status"], item["data"]["title"], item["publishedAt"]) == (
+        "draft",
+        "Protected, revised",
+        None,
+    )
 
 
 def test_the_theme_unit_tests_password_protected_post_is_a_draft(admin_api, client_for):

@@ -20,9 +20,15 @@ out of the reference:
 
 and one exception of layout: a file block's download button (``a.wp-block-file__button``) is its own control next
 to the file name even though the markup puts no space between them ("ReportDownload" is two words on screen).
+
+Broken block markup and content nested too deeply (docs/decisions.md, "Import") keep every word too, and the item
+says why it is not converted faithfully (``content_problem``), for the import to save it as a draft with the original.
+Content nested past libxml2's depth limit is checked against words written out here, since the reference's own
+parser (libxml2) stops at that depth as well.
 """
 
 import collections
+import io
 import re
 
 import lxml.html
@@ -32,6 +38,7 @@ from apps.core import portabletext
 from apps.core.portabletext_html import provider_for_url
 from apps.importer.items import ImportItem
 from apps.importer.sources.wxr import WxrError, read_wxr
+from tests.importer.helpers import post, wxr
 from tests.testdata import TESTDATA
 
 CORE_SHORTCODES = "caption|wp_caption|gallery|playlist|audio|video|embed"
@@ -168,3 +175,114 @@ def test_a_lost_word_would_be_reported():
     assert missing_words(["a", "b", "c"], ["a", "c"]) == ["b"]
     assert missing_words(["ab"], ["a", "b"]) == ["ab"]
     assert missing_words(["b", "a"], ["a", "b"]) == ["a"]
+
+
+def only_item(content: str) -> ImportItem:
+    [item] = [
+        record
+        for record in read_wxr(io.BytesIO(wxr(post(1, content=content))))
+        if isinstance(record, ImportItem)
+    ]
+    return item
+
+
+P = "<!-- wp:paragraph --><p>{}</p><!-- /wp:paragraph -->"
+BROKEN = {
+    # The audit's example: the heading's JSON never closes and the closer names another block. The opener used to
+    # swallow everything up to the next "} -->", the heading's words with it.
+    "heading with unterminated attributes and a mismatched closer": (
+        P.format("Before the heading")
+        + '<!-- wp:heading {"level":2 --><h2 class="wp-block-heading">Words of the heading</h2><!-- /wp:list -->'
+        + '<!-- wp:paragraph {"align":"right"} --><p class="has-text-align-right">After the heading</p>'
+        "<!-- /wp:paragraph -->",
+        '<!-- wp:heading {"level":2 … is not valid block markup; a closing <!-- /wp:list --> without an open block',
+        "",
+    ),
+    "a closer that ends a gallery holding a paragraph": (
+        '<!-- wp:gallery --><figure class="wp-block-gallery"><img src="a.jpg" alt=""/></figure>'
+        + P.format("Caught inside the gallery")
+        + "<!-- /wp:list -->"
+        + P.format("After it"),
+        "<!-- /wp:list --> closes the gallery block opened before it",
+        ", as plain paragraphs where a block could not be read",
+    ),
+    "attributes that are not JSON": (
+        '<!-- wp:heading {"level":2,} --><h2>Trailing comma</h2><!-- /wp:heading -->',
+        "the attributes of a heading block are not a JSON object",
+        "",
+    ),
+    "a block never closed": (
+        P.format("Closed") + "<!-- wp:paragraph --><p>Left open to the end</p>",
+        "a paragraph block is never closed",
+        "",
+    ),
+    "a closer without an opener": (
+        "<p>Classic text</p><!-- /wp:paragraph -->" + P.format("Then a block"),
+        "a closing <!-- /wp:paragraph --> without an open block",
+        "",
+    ),
+}
+
+
+@pytest.mark.parametrize(("content", "issues", "how"), BROKEN.values(), ids=BROKEN.keys())
+def test_broken_block_markup_keeps_every_word_and_says_what_is_broken(content, issues, how):
+    item = only_item(content)
+
+    assert missing_words(reference_words(content), portabletext.plain_text(item.content).split()) == []
+    assert item.content_problem == {
+        "code": "BROKEN_BLOCK_MARKUP",
+        "message": f"The block markup is broken ({issues}); its text was kept{how}.",
+    }
+
+
+def nested(levels: int, opener: str, closer: str, inner: str) -> str:
+    return opener * levels + inner + closer * levels
+
+
+DEEP = {
+    "HTML elements 1,100 deep in classic content": (
+        "<p>Start</p>" + nested(1100, "<div>", "</div>", "deep words") + "<p>After the deep part</p>"
+    ),
+    "HTML elements 300 deep inside a block": (
+        P.format("Start")
+        + "<!-- wp:html -->"
+        + nested(300, "<div>", "</div>", "deep words")
+        + "<p>After the deep part</p><!-- /wp:html -->"
+    ),
+    "blocks 40 deep": (
+        P.format("Start")
+        + nested(
+            40, "<!-- wp:quote --><blockquote>", "</blockquote><!-- /wp:quote -->", P.format("deep words")
+        )
+        + P.format("After the deep part")
+    ),
+    "groups deeper than Portable Text holds": (
+        P.format("Start")
+        + nested(12, "<!-- wp:group --><div>", "</div><!-- /wp:group -->", P.format("deep words"))
+        + P.format("After the deep part")
+    ),
+}
+
+
+@pytest.mark.parametrize("content", DEEP.values(), ids=DEEP.keys())
+def test_content_nested_too_deeply_keeps_its_text_flattened(content):
+    item = only_item(content)
+
+    assert portabletext.plain_text(item.content).split() == "Start deep words After the deep part".split()
+    assert item.content_problem == {
+        "code": "CONTENT_TOO_DEEP",
+        "message": "The content is nested too deeply to convert (blocks, HTML elements or containers inside one another "
+        "past what the CMS can hold); its text was kept as plain paragraphs.",
+    }
+    # What is kept is valid Portable Text an entry accepts.
+    assert portabletext.normalize(item.content)[1] == {}
+
+
+def test_well_formed_posts_report_no_problem():
+    problems = {
+        f"{path.name} {item.source_id}": item.content_problem
+        for path in (TESTDATA / "wxr" / "theme-test-data").glob("*.xml")
+        for item in read_wxr(path)
+        if isinstance(item, ImportItem) and item.content_problem
+    }
+    assert problems == {}

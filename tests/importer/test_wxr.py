@@ -321,9 +321,9 @@ def test_an_item_that_fails_to_convert_is_still_yielded_with_its_original_conten
     def failing(content, **options):
         if "spring" in content:
             raise ValueError("cannot convert this")
-        return []
+        return [], None
 
-    monkeypatch.setattr(wxr, "content_to_portable_text", failing)
+    monkeypatch.setattr(wxr, "convert_post", failing)
     items = of(ImportItem, records(FIXTURES / "reusable-blocks-and-languages.xml"))
     failed = [item for item in items if item.conversion_error]
     assert [item.source_id for item in failed] == [20]

@@ -22,6 +22,9 @@ Any other block keeps what it has: with inner blocks it becomes a ``group`` of t
 names it, ``attributes`` keeps its attributes); without, it is an ``htmlBlock`` holding its markup exactly as
 written, delimiters included, so a dynamic block such as ``<!-- wp:latest-posts {"postsToShow":5} /-->`` is kept
 for whoever renders it. Plugins add converters with ``register_converter``.
+
+``convert_post`` also says when the result is not faithful: broken block markup, or content nested too deeply, whose
+text ``salvage`` keeps as plain paragraphs; the importer then saves the post as a draft with the original.
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ from apps.core.portabletext_html import (
     insert_marker,
     provider_for_url,
 )
-from apps.importer.blocks.parser import Block, has_blocks, parse_blocks
+from apps.importer.blocks import salvage
+from apps.importer.blocks.parser import Block, Issue, has_blocks, parse_blocks_checked
 from apps.importer.blocks.shortcodes import find_autoembeds, replace_shortcodes, shortcode_to_portable_text
 
 Keys = Callable[[], str]
@@ -57,10 +61,56 @@ def register_converter(name: str, converter: Converter) -> None:
 
 def content_to_portable_text(content: str, *, keys: Keys | None = None) -> list[dict]:
     """A post's content (block markup or classic HTML) as Portable Text."""
+    return convert_post(content, keys=keys)[0]
+
+
+def convert_post(content: str, *, keys: Keys | None = None) -> tuple[list[dict], dict[str, str] | None]:
+    """A post's content as Portable Text, and ``{code, message}`` when it could not be converted faithfully (broken
+    block markup, nesting too deep: see ``salvage``), else None. Every visible word is kept either way."""
     keys = keys or SequentialKeys()
-    if has_blocks(content):
-        return blocks_to_portable_text(parse_blocks(content), keys=keys)
-    return classic_to_portable_text(content, keys=keys)
+    run = _Run(keys)
+    if not has_blocks(content):
+        if salvage.html_too_deep(content):
+            return salvage.flatten(content, keys), _too_deep()
+        blocks = run.classic(content)
+        if salvage.too_deep_for_portable_text(blocks):
+            return salvage.flatten(content, SequentialKeys()), _too_deep()
+        return blocks, None
+    parsed, issues = parse_blocks_checked(content)
+    output: list[dict] = []
+    deep = broken = False
+    for block in parsed:
+        markup = block.markup
+        if block.nesting > salvage.MAX_BLOCK_NESTING or salvage.html_too_deep(markup):
+            output.extend(salvage.flatten(markup, keys))
+            deep = True
+            continue
+        converted = run.convert(block)
+        if salvage.too_deep_for_portable_text(converted):
+            converted, deep = salvage.flatten(markup, keys), True
+        elif _affected(block, issues) and salvage.lost_words(markup, converted):
+            converted, broken = salvage.flatten(markup, keys), True
+        output.extend(converted)
+    if deep:
+        return output, _too_deep()
+    if issues:
+        listed = "; ".join(issue.message for issue in issues[:5]) + ("; …" if len(issues) > 5 else "")
+        kept = ", as plain paragraphs where a block could not be read" if broken else ""
+        message = f"The block markup is broken ({listed}); its text was kept{kept}."
+        return output, {"code": salvage.BROKEN_MARKUP, "message": message}
+    return output, None
+
+
+def _too_deep() -> dict[str, str]:
+    return {
+        "code": salvage.TOO_DEEP,
+        "message": "The content is nested too deeply to convert (blocks, HTML elements or containers inside one another "
+        "past what the CMS can hold); its text was kept as plain paragraphs.",
+    }
+
+
+def _affected(block: Block, issues: list[Issue]) -> bool:
+    return any(block.start <= issue.position < block.end for issue in issues)
 
 
 def blocks_to_portable_text(blocks: Sequence[Block], *, keys: Keys | None = None) -> list[dict]:

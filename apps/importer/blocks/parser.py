@@ -23,7 +23,14 @@ carefully, because imported content must not lose or repeat text (docs/decisions
   moves them to the top level and repeats the inner markup in the outer block).
 
 Blocks also remember where they came from in the document (``start``/``end``, ``markup``), so a block we cannot
-convert is kept exactly as it was written.
+convert is kept exactly as it was written, and how deeply blocks nest inside them (``nesting``).
+
+``parse_blocks_checked`` also reports what was broken (``Issue``: where, and what): a comment that looks like a
+delimiter but is not one (``<!-- wp:heading {"level":2 -->``, whose JSON never closes), attributes that are not valid
+JSON, a closer naming another block than the one it closes, a closer with no open block, a block never closed. The
+importer keeps every word of such a post and saves it as a draft with the original (docs/decisions.md, "Import").
+Attributes cannot contain ``-->`` (WordPress writes ``--`` in them as ``\u002d\u002d``), so an opener whose JSON
+never closes does not swallow the content up to the next ``} -->`` of another block.
 """
 
 from __future__ import annotations
@@ -39,10 +46,12 @@ from typing import Any
 # and "-->". ASCII whitespace only, as in PHP's PCRE \s.
 _DELIMITER = re.compile(
     r"<!--\s+(?P<closer>/)?wp:(?P<namespace>[a-z][a-z0-9_-]*/)?(?P<name>[a-z][a-z0-9_-]*)\s+"
-    r"(?P<attrs>\{.*?\}\s+)?(?P<void>/)?-->",
+    r"(?P<attrs>\{(?:(?!-->).)*?\}\s+)?(?P<void>/)?-->",
     re.DOTALL | re.ASCII,
 )
 _HAS_BLOCKS = re.compile(r"<!--\s+wp:", re.ASCII)
+# What starts a delimiter: a comment of this form that is not one is broken block markup.
+_DELIMITER_LIKE = re.compile(r"<!--\s+/?wp:", re.ASCII)
 
 
 @dataclass(slots=True, eq=False)
@@ -58,6 +67,8 @@ class Block:
     start: int = 0
     end: int = 0
     document: str = field(default="", repr=False)
+    # Levels of blocks in this one, itself included (a block without inner blocks: 1; freeform HTML: 0).
+    nesting: int = 1
 
     @property
     def markup(self) -> str:
@@ -84,6 +95,14 @@ class _Open:
     leading_from: int | None
 
 
+@dataclass(slots=True, frozen=True)
+class Issue:
+    """Broken block markup: where in the document (a character offset) and what."""
+
+    position: int
+    message: str
+
+
 def has_blocks(content: str) -> bool:
     """Whether content was written in the block editor (WordPress's ``has_blocks()`` looks for the same opener)."""
     return bool(_HAS_BLOCKS.search(content))
@@ -91,23 +110,42 @@ def has_blocks(content: str) -> bool:
 
 def parse_blocks(document: str) -> list[Block]:
     """Parse post content into its top-level blocks (freeform HTML included, as blocks named None)."""
+    return parse_blocks_checked(document)[0]
+
+
+def parse_blocks_checked(document: str) -> tuple[list[Block], list[Issue]]:
+    """``parse_blocks``, and what is broken in the block markup (nothing for well-formed posts)."""
     output: list[Block] = []
     stack: list[_Open] = []
+    issues: list[Issue] = []
     offset = 0  # end of the last delimiter that took effect
+    starts: set[int] = set()
 
     for match in _DELIMITER.finditer(document):
         start, end = match.span()
+        starts.add(start)
         is_closer = match["closer"] is not None
+        name = (match["namespace"] or "core/") + match["name"]
         if is_closer and not stack:
             # A closer without an opener: leave it in the freeform HTML around it and go on.
+            issues.append(Issue(start, f"a closing <!-- /wp:{_short(name)} --> without an open block"))
             continue
         leading_from = offset if start > offset else None
         offset = end
         if is_closer:
+            opened = stack[-1].block.name
+            if opened != name:
+                issues.append(
+                    Issue(
+                        start,
+                        f"<!-- /wp:{_short(name)} --> closes the {_short(opened)} block opened before it",
+                    )
+                )
             _close(stack, output, document, start, end)
             continue
-        name = (match["namespace"] or "core/") + match["name"]
         attrs = _attributes(match["attrs"])
+        if attrs is None:
+            issues.append(Issue(start, f"the attributes of a {_short(name)} block are not a JSON object"))
         block = Block(name, attrs, start=start, end=end, document=document)
         if match["void"] is not None:
             if stack:
@@ -122,10 +160,25 @@ def parse_blocks(document: str) -> list[Block]:
     if stack:
         # Whatever is still open ends with the document, innermost first.
         while stack:
+            issues.append(
+                Issue(stack[-1].block.start, f"a {_short(stack[-1].block.name)} block is never closed")
+            )
             _close(stack, output, document, len(document), len(document))
     elif offset < len(document):
         output.append(_freeform(document, offset, len(document)))
-    return output
+    if len(starts) != len(_DELIMITER_LIKE.findall(document)):
+        for match in _DELIMITER_LIKE.finditer(document):
+            if match.start() not in starts:
+                comment = document[match.start() : match.start() + 60].split("-->", 1)[0]
+                issues.append(Issue(match.start(), f"{comment.strip()} … is not valid block markup"))
+    issues.sort(key=lambda issue: issue.position)
+    return output, issues
+
+
+def _short(name: str | None) -> str:
+    """A block's name as its delimiter spells it (``core/`` left out)."""
+    name = name or "freeform"
+    return name[5:] if name.startswith("core/") else name
 
 
 def parse_blocks_as_dicts(document: str) -> list[dict[str, Any]]:
@@ -146,7 +199,9 @@ def _attributes(raw: str | None) -> dict[str, Any] | None:
 
 def _freeform(document: str, start: int, end: int) -> Block:
     html = document[start:end]
-    return Block(None, {}, inner_html=html, inner_content=[html], start=start, end=end, document=document)
+    return Block(
+        None, {}, inner_html=html, inner_content=[html], start=start, end=end, document=document, nesting=0
+    )
 
 
 def _append_html(open_block: _Open, document: str, until: int) -> None:
@@ -158,6 +213,7 @@ def _append_html(open_block: _Open, document: str, until: int) -> None:
 
 def _add_inner(parent: _Open, block: Block, document: str, start: int, end: int) -> None:
     _append_html(parent, document, start)
+    parent.block.nesting = max(parent.block.nesting, block.nesting + 1)
     parent.block.inner_blocks.append(block)
     parent.block.inner_content.append(None)
     parent.html_from = end

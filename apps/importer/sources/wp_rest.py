@@ -16,7 +16,7 @@ from typing import Any
 
 from apps.core import safehttp
 from apps.core.htmltext import visible_text
-from apps.importer.blocks.convert import content_to_portable_text
+from apps.importer.blocks.convert import convert_post
 from apps.importer.items import Author, ImportItem, SiteInfo, Term, TermRef
 
 logger = logging.getLogger("cms.importer")
@@ -173,7 +173,7 @@ def _item(item: dict[str, Any], users: dict[int, str], terms: dict[tuple[str, in
         link=item.get("link") or "",
     )
     try:
-        record.content = content_to_portable_text(raw)
+        record.content, record.content_problem = convert_post(raw)
     except Exception as error:  # one item's failure must not stop the import (SPEC §7)
         record.conversion_error = f"{type(error).__name__}: {error}"
     return record

@@ -37,7 +37,7 @@ from typing import IO, Any
 import defusedxml.ElementTree as DefusedElementTree
 from defusedxml import DefusedXmlException, DTDForbidden
 
-from apps.importer.blocks.convert import content_to_portable_text
+from apps.importer.blocks.convert import convert_post
 from apps.importer.items import (
     Author,
     Comment,
@@ -421,7 +421,7 @@ class _State:
         item.language = _language(meta, terms)
         if self.convert:
             try:
-                item.content = content_to_portable_text(raw_content)
+                item.content, item.content_problem = convert_post(raw_content)
             except Exception as error:  # one item's failure must not stop the import (SPEC §7)
                 item.conversion_error = f"{type(error).__name__}: {error}"
                 logger.warning(
