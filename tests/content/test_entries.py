@@ -270,7 +270,9 @@ def test_an_entrys_metadata_is_read_back_by_editors_in_single_entry_reads_only(
     # Metadata is read-only: a write that sends it is refused, nothing changes.
     refused = admin_api.patch(entry_url(entry), {"meta": {"x": 1}}, format="json")
     assert refused.status_code == 400
-    assert error_of(refused)["details"] == {"meta": "Unknown field; allowed: _rev, bylines, data, slug, status."}
+    assert error_of(refused)["details"] == {
+        "meta": "Unknown field; allowed: _rev, bylines, data, slug, status."
+    }
     assert Entry.objects.get(pk=entry.pk).meta == meta
 
 

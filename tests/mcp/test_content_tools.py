@@ -52,7 +52,10 @@ def test_get_answers_what_rest_answers(admin_mcp, admin_api, articles, news):
 
 
 def test_get_shows_the_entrys_metadata_to_editors_only(admin_mcp, mcp_for, articles):
-    meta = {"import": {"sourceId": 7, "sticky": True}, "_importError": {"message": "broken", "content": "<p>"}}
+    meta = {
+        "import": {"sourceId": 7, "sticky": True},
+        "_importError": {"message": "broken", "content": "<p>"},
+    }
     entry = make_entry(articles, {"title": "Hi"}, status="published", meta=meta)
 
     value = admin_mcp.ok("content_get", {"collection": "articles", "id": entry.pk})
