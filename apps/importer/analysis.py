@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from apps.importer.items import Author, ImportItem, SiteInfo, Skipped, Term
+from apps.importer.items import Author, ImportItem, Notice, SiteInfo, Skipped, Term
 
 # WordPress's own bookkeeping, never content: revisions and autosaves, customizer and editor state, caches, the
 # site editor's templates and styles, privacy requests. Menu items, attachments and reusable blocks are imported,
@@ -85,7 +85,7 @@ def analyze_records(records: Iterable[Any]) -> dict[str, Any]:
                 taxonomy_terms[record.taxonomy].add(record.slug)
                 if record.parent:
                     taxonomy_parented.add(record.taxonomy)
-        elif isinstance(record, Skipped):
+        elif isinstance(record, (Skipped, Notice)):
             if len(skipped_notes) < 100:
                 skipped_notes.append(record.to_dict())
         elif isinstance(record, ImportItem):

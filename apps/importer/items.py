@@ -203,6 +203,15 @@ class ImportItem(_Record):
 
 
 @dataclass(slots=True)
+class Notice(_Record):
+    """Something the source repaired while reading (invalid UTF-8 replaced), with where it is, for the warnings."""
+
+    code: str
+    message: str
+    line: int | None = None
+
+
+@dataclass(slots=True)
 class Skipped(_Record):
     """Something the source holds but could not turn into an item, with the reason and where it is."""
 

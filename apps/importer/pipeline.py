@@ -46,8 +46,9 @@ from apps.core.slugs import slugify
 from apps.core.timefmt import now
 from apps.importer import registry, services
 from apps.importer.analysis import INTERNAL_TYPES, is_content_taxonomy
-from apps.importer.items import JSON_DUMPS, Author, ImportItem, SiteInfo, Skipped, Term
+from apps.importer.items import JSON_DUMPS, Author, ImportItem, Notice, SiteInfo, Skipped, Term
 from apps.importer.models import ImportJob, ImportRecord, JobState
+from apps.importer.slugs import BatchSlugs, base_slug
 from apps.menus import services as menu_services
 from apps.menus.models import Menu, MenuItem
 from apps.schema.models import Collection
@@ -112,7 +113,7 @@ class Runner:
         # time.monotonic() after which the items phase hands the job back to the queue (worker slices).
         self.deadline = deadline
         self.careful = True
-        self.assigned_slugs: set[tuple[str, str, str]] = set()
+        self.slugs = BatchSlugs([], [])
         self.system = Actor.system()
         self.options = job.options
         self.site: str = self.options["site"]
@@ -502,6 +503,8 @@ class Runner:
                     loose_terms.append(record)
             elif isinstance(record, Skipped) and position >= self.job.cursor:
                 self.warn("SKIPPED", f"{record.kind} skipped: {record.reason}", line=record.line)
+            elif isinstance(record, Notice) and position >= self.job.cursor:
+                self.warn(record.code, record.message, line=record.line)
             elif isinstance(record, SiteInfo):
                 continue
         self._commit(batch, position, loose_terms)
@@ -549,14 +552,7 @@ class Runner:
 
     def _prefetch_slugs(self, batch: list[ImportItem]) -> None:
         """Which of the batch's slugs are taken, in one query, so most items need no slug query of their own."""
-        wanted = {slugify(unquote(item.slug)) or slugify(item.title) for item in batch} - {""}
-        collections = [collection.pk for collection in self.collections.values()]
-        self.assigned_slugs = set()
-        self.taken_slugs = set(
-            Entry.objects.filter(
-                collection_id__in=collections, slug__in=wanted, deleted_at__isnull=True
-            ).values_list("collection_id", "locale", "slug")
-        )
+        self.slugs = BatchSlugs([collection.pk for collection in self.collections.values()], batch)
 
     def _state(self) -> dict[str, Any]:
         names = ("terms", "bylines", "sections", "taxonomies", "attached", "known", "pending")
@@ -746,7 +742,7 @@ class Runner:
                         display_name=user.name or (author.display_name if author else "") or login,
                         user=user,
                         email=user.email,
-                        slug=login,
+                        slug=self._byline_slug(login, author),
                     )
                     self.counters["bylines"] += 1
             else:
@@ -755,12 +751,25 @@ class Runner:
                     display_name=(author.display_name if author else "") or login,
                     is_guest=True,
                     email=(author.email if author else "") or "",
-                    slug=login,
+                    slug=self._byline_slug(login, author),
                 )
                 self.counters["bylines"] += 1
             self.put("byline", login, target_id=byline.pk)
         self.bylines[login] = (byline.pk, user if user is not None else byline.user)
         return self.bylines[login]
+
+    def _byline_slug(self, login: str, author: Author | None) -> str:
+        """A declared author's byline gets the login as its slug; an author the export does not declare (a post's
+        creator or co-author only) never takes the slug a declared author's login would get, even when its posts come
+        first: it gets the next ``-2``, ``-3`` … that no declared login and no byline has."""
+        base = slugify(login)
+        if author is not None or not base:
+            return login
+        reserved = {slugify(name) for name in self.authors}
+        candidate, number = base, 2
+        while candidate in reserved or Byline.objects.filter(slug=candidate).exists():
+            candidate, number = f"{base}-{number}", number + 1
+        return candidate
 
     def _mapped_user(self, login: str, author: Author | None) -> User | None:
         wanted = (self.options.get("authorMappings") or {}).get(login)
@@ -1013,23 +1022,8 @@ class Runner:
         return bool(problem)
 
     def _slug(self, item: ImportItem, collection: Collection, locale: str | None) -> str | None:
-        base = slugify(unquote(item.slug)) or slugify(item.title)
-        if not base:
-            return None
-        locale = locale or settings.CMS_DEFAULT_LOCALE
-        taken = getattr(self, "taken_slugs", None)
-        # Slugs given to this batch's entries that are not written yet (they are created together).
-        assigned = self.assigned_slugs
-        if taken is not None and (collection.pk, locale, base) not in taken | assigned:
-            free = base
-        else:
-            free = content_services.free_slug(collection.pk, locale, base)
-            number = 2
-            while (collection.pk, locale, free) in assigned:
-                free = content_services.free_slug(collection.pk, locale, f"{base}-{number}")
-                number += 1
-        assigned.add((collection.pk, locale, free))
-        if free != base:
+        free, base = self.slugs.assign(item, collection.pk, locale)
+        if base is not None:
             self.warn(
                 "SLUG_RENAMED",
                 f"The slug '{base}' of item {item.source_id} was taken in '{collection.slug}'; renamed to '{free}'.",
@@ -1065,9 +1059,7 @@ class Runner:
             return False
         if item.status == "future":
             return item.date is not None and item.date <= now()
-        return item.status in ("publish", "draft", "pending", "private") and bool(
-            slugify(unquote(item.slug)) or slugify(item.title)
-        )
+        return item.status in ("publish", "draft", "pending", "private") and bool(base_slug(item))
 
     def _bulk(self, items: list[ImportItem]) -> None:
         groups: dict[str, list[tuple[ImportItem, dict[str, Any], dict[str, Any], str]]] = {}

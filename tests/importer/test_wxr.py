@@ -5,14 +5,17 @@ import re
 import tracemalloc
 from collections import Counter
 from datetime import UTC, datetime
+from io import BytesIO
 from pathlib import Path
 
 import pytest
 
 from apps.core import portabletext
-from apps.importer.items import Author, ImportItem, Language, SiteInfo, Skipped, Term, TermRef
+from apps.importer.items import Author, ImportItem, Language, Notice, SiteInfo, Skipped, Term, TermRef
 from apps.importer.sources import wxr
 from apps.importer.sources.wxr import MalformedWxr, NotWxr, read_wxr
+from tests.importer.helpers import post
+from tests.importer.helpers import wxr as wxr_document
 from tests.importer.wxr_factory import write_wxr
 from tests.testdata import TESTDATA
 
@@ -391,3 +394,42 @@ def test_memory_stays_bounded_whatever_the_file_size(tmp_path):
     converted_count, converted_peak = peak_memory(write_wxr(tmp_path / "converted.xml", 300))
     assert converted_count == 300 + 50 + 26
     assert converted_peak < 2 * 1024 * 1024
+
+
+def _document(content: bytes, declaration: bytes = b'<?xml version="1.0" encoding="UTF-8"?>') -> bytes:
+    document = wxr_document(post(1, content="CONTENT"))
+    return document.replace(b'<?xml version="1.0" encoding="UTF-8"?>', declaration).replace(
+        b"CONTENT", content
+    )
+
+
+def test_invalid_utf8_is_replaced_while_a_character_cut_by_a_read_is_not(tmp_path):
+    head = _document(b"MARK").split(b"MARK")[0]
+    # "é" (two bytes) straddles the reader's first 64 KB chunk; a lone Latin-1 byte and a cut-off sequence do not.
+    padding = b"x" * (wxr.READ_BYTES - len(head) - 1)
+    document = _document(padding + "\u00e9".encode() + b" \n\xe9t\xe9 \xe2\x82")
+    found = list(read_wxr(BytesIO(document)))
+
+    [item] = of(ImportItem, found)
+    assert item.raw_content == padding.decode() + "\u00e9 \n\ufffdt\ufffd \ufffd"
+    line = document[: document.index(b"\xe9t")].count(b"\n") + 1
+    assert of(Notice, found) == [
+        Notice(
+            "INVALID_UTF8",
+            f"Line {line} holds bytes that are not UTF-8; each was replaced by U+FFFD (\ufffd).",
+            line,
+        )
+    ]
+
+
+def test_a_file_declaring_another_encoding_is_read_in_it():
+    document = _document(b"caf\xe9", b'<?xml version="1.0" encoding="ISO-8859-1"?>')
+    [item] = of(ImportItem, list(read_wxr(BytesIO(document))))
+    assert item.raw_content == "caf\u00e9"
+
+
+def test_invalid_utf8_in_markup_is_still_not_well_formed():
+    document = _document(b"ok").replace(b"<wp:post_id>", b"<wp:post_\xe9id>", 1)
+    with pytest.raises(MalformedWxr) as error:
+        list(read_wxr(BytesIO(document)))
+    assert "not well-formed" in error.value.message

@@ -239,7 +239,9 @@ class AnalysisOut(serializers.Serializer):
     languages = ImportLanguageOut(many=True)
     skipped = ImportSkippedOut(many=True)
     notes = serializers.ListField(
-        child=serializers.DictField(), help_text="Things of the file that were skipped."
+        child=serializers.DictField(),
+        help_text="Things of the file that were skipped ({kind, reason, line}) or repaired ({code, message, line}: "
+        "bytes that are not UTF-8, replaced by U+FFFD).",
     )
 
 

@@ -19,11 +19,13 @@ A file that is not XML, not well-formed, declares entities, refers to an externa
 its first author, term or item stops with a ``WxrError`` naming the line (SPEC §7: an invalid file stops the import).
 WordPress writes none of these; each would let a small file cost unbounded time or memory, or reach other files.
 A single item whose content cannot be converted is still yielded, with ``content=None``, its original content and
-``conversion_error`` (SPEC §7: saved as a draft, the import goes on).
+``conversion_error`` (SPEC §7: saved as a draft, the import goes on). Bytes that are not UTF-8 in a UTF-8 file are
+replaced by U+FFFD as the file streams in (``utf8.py``), each line where that happened reported by a ``Notice``.
 """
 
 from __future__ import annotations
 
+import html
 import logging
 import os
 import re
@@ -44,18 +46,20 @@ from apps.importer.items import (
     ImportItem,
     Language,
     MenuItem,
+    Notice,
     SiteInfo,
     Skipped,
     Term,
     TermRef,
 )
 from apps.importer.sources.phpserialize import maybe_unserialize
+from apps.importer.sources.utf8 import Utf8Repair, is_utf8
 
 __all__ = ["MalformedWxr", "NotWxr", "WxrError", "read_wxr"]
 
 logger = logging.getLogger(__name__)
 
-Record = SiteInfo | Author | Term | ImportItem | Skipped
+Record = SiteInfo | Author | Term | ImportItem | Skipped | Notice
 
 _WP = re.compile(r"^https?://wordpress\.org/export/\d+\.\d+/$")
 _EXCERPT = re.compile(r"^https?://wordpress\.org/export/\d+\.\d+/excerpt/$")
@@ -122,12 +126,13 @@ def read_wxr(source: str | os.PathLike | IO[bytes], *, convert: bool = True) -> 
     expat.StartDoctypeDeclHandler = _refuse_external_dtd
     state = _State(convert)
     handle = source if hasattr(source, "read") else open(source, "rb")  # noqa: SIM115 (closed below)
+    limit = _MarkupLimit(handle, expat)
     try:
-        events = DefusedElementTree.iterparse(
-            _MarkupLimit(handle, expat), events=("start", "end"), parser=parser
-        )
+        events = DefusedElementTree.iterparse(limit, events=("start", "end"), parser=parser)
         for event, element in _readable(events, expat):
             yield from state.handle(event, element, builder.lines)
+            if state.site_sent and limit.utf8 is not None and limit.utf8.lines:
+                yield from _notices(limit.repaired_lines())
     except ElementTree.ParseError as error:
         line, column = error.position
         reason = str(error).split(":", 1)[0]
@@ -148,6 +153,16 @@ def read_wxr(source: str | os.PathLike | IO[bytes], *, convert: bool = True) -> 
         if handle is not source:
             handle.close()
     yield from state.finish(expat.CurrentLineNumber)
+    yield from _notices(limit.repaired_lines())
+
+
+def _notices(lines: list[int]) -> Iterator[Notice]:
+    for line in lines:
+        yield Notice(
+            "INVALID_UTF8",
+            f"Line {line} holds bytes that are not UTF-8; each was replaced by U+FFFD (\ufffd).",
+            line,
+        )
 
 
 def _readable(events: Iterator[Any], expat: Any) -> Iterator[Any]:
@@ -187,6 +202,9 @@ class _MarkupLimit:
         self.handle = handle
         self.expat = expat
         self.fed = 0
+        # Invalid UTF-8 is replaced on the way to expat (see utf8.py); None until the first chunk says the encoding.
+        self.utf8: Utf8Repair | None = None
+        self.checked = False
 
     def read(self, _size: int = -1) -> bytes:
         if self.fed - max(self.expat.CurrentByteIndex, 0) > MAX_MARKUP_BYTES:
@@ -196,8 +214,20 @@ class _MarkupLimit:
                 self.expat.CurrentLineNumber,
             )
         data = self.handle.read(READ_BYTES)
+        if not self.checked:
+            self.checked = True
+            self.utf8 = Utf8Repair() if is_utf8(data) else None
+        if self.utf8 is not None:
+            data = self.utf8.repair(data, final=not data)
         self.fed += len(data)
         return data
+
+    def repaired_lines(self) -> list[int]:
+        """Lines where invalid UTF-8 was replaced since the last call."""
+        if self.utf8 is None or not self.utf8.lines:
+            return []
+        lines, self.utf8.lines = self.utf8.lines, []
+        return lines
 
 
 class _LineTrackingBuilder(ElementTree.TreeBuilder):
@@ -354,11 +384,12 @@ class _State:
                 domain = (child.get("domain") or "category").strip()
                 taxonomy = "post_tag" if domain == "tag" else domain
                 nicename = (child.get("nicename") or "").strip()
+                name = html.unescape(_text(child))
                 if nicename:
-                    terms.append(TermRef(taxonomy, nicename, _text(child)))
-                elif _text(child).strip():
+                    terms.append(TermRef(taxonomy, nicename, name))
+                elif name.strip():
                     # WXR 1.0 repeats each term without its slug; hand-written files may only have that form.
-                    unnamed.append(TermRef(taxonomy, _slugify(_text(child)), _text(child)))
+                    unnamed.append(TermRef(taxonomy, _slugify(name), name))
             elif (kind, local) == ("wp", "postmeta"):
                 meta = _meta_pair(child)
                 if meta is not None:
@@ -390,7 +421,8 @@ class _State:
             post_type=post_type,
             status=fields.get(("wp", "status"), "").strip() or "draft",
             slug=fields.get(("wp", "post_name"), "").strip(),
-            title=fields.get(("", "title"), ""),
+            # WordPress keeps titles HTML-escaped ("Media &amp; Text" in a CDATA section); the CMS's are text.
+            title=html.unescape(fields.get(("", "title"), "")),
             raw_content=raw_content,
             excerpt=fields.get(("excerpt", "encoded"), ""),
             date=_item_date(fields, modified),
@@ -545,7 +577,7 @@ def _term(element: ElementTree.Element, kind: str) -> Term | None:
     return Term(
         taxonomy=taxonomy,
         slug=slug,
-        name=name,
+        name=html.unescape(name),  # escaped like titles ("Arts &amp; Crafts")
         source_id=_int(values.get(("wp", "term_id"))),
         parent=parent.strip(),
         description=description,
