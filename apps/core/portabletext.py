@@ -269,25 +269,38 @@ def plain_text(blocks: Any) -> str:
 # --- built-in block types -----------------------------------------------------------------------------------------
 
 
+_IMAGE_KEYS: dict[str, type | tuple[type, ...]] = {
+    "url": str,
+    "mediaId": str,
+    "asset": dict,
+    "alt": str,
+    "caption": str,
+    "captionContent": list,
+    "width": int,
+    "height": int,
+    "href": str,
+    "align": str,
+}
+
+
+def _validate_image(block: dict, where: str, depth: int) -> tuple[dict, Problems]:
+    problems = _flat_problems(block, where, "a 'image' block", {}, _IMAGE_KEYS)
+    if isinstance(block.get("captionContent"), list):
+        # The caption with its marks and links (an imported [caption] keeps its links); `caption` is its text.
+        problems.update(_nested(block, "captionContent", where, depth))
+    return block, problems
+
+
 register(
     BlockType(
         "image",
-        object_validator(
-            required={},
-            optional={
-                "url": str,
-                "mediaId": str,
-                "asset": dict,
-                "alt": str,
-                "caption": str,
-                "width": int,
-                "height": int,
-                "href": str,
-                "align": str,
-            },
+        _validate_image,
+        text=lambda block: (
+            block.get("alt") or "",
+            block.get("caption") or plain_text(block.get("captionContent")),
         ),
-        text=lambda block: (block.get("alt") or "", block.get("caption") or ""),
-        description="An image: a media item (mediaId) or a URL, with alt text and caption.",
+        description="An image: a media item (mediaId) or a URL, with alt text and caption (captionContent: the "
+        "caption as Portable Text, when it has links or marks).",
     )
 )
 register(

@@ -92,3 +92,61 @@ def test_bytes_that_are_not_utf8_are_replaced_and_reported_by_line(admin_api):
     assert cafe[0]["children"][0]["text"] == "Caf\ufffd au lait"
     fine = admin_api.get("/_cms/api/content/posts/fine").json()["data"]["item"]["data"]["content"]
     assert fine[0]["children"][0]["text"] == "caf\u00e9"
+
+
+def test_links_in_a_caption_shortcode_are_kept_as_link_annotations(admin_api):
+    content = (
+        '[caption id="attachment_906" align="aligncenter" width="580"]<a href="https://blog.example/full.jpg">'
+        '<img src="https://blog.example/a.jpg" alt="A bell" width="580" height="300" /></a> Bell by '
+        '<a href="https://photos.example/ann" title="Ann\'s photos">Ann</a> on the wharf.[/caption]'
+    )
+
+    run_import(admin_api, content=wxr(post(1, slug="bell", content=content)))
+
+    [image] = admin_api.get("/_cms/api/content/posts/bell").json()["data"]["item"]["data"]["content"]
+    assert image == {
+        "_type": "image",
+        "_key": "k1",
+        "url": "https://blog.example/a.jpg",
+        "alt": "A bell",
+        "width": 580,
+        "height": 300,
+        "href": "https://blog.example/full.jpg",
+        "align": "center",
+        "caption": "Bell by Ann on the wharf.",
+        "captionContent": [
+            {
+                "_type": "block",
+                "_key": image["captionContent"][0]["_key"],
+                "style": "normal",
+                "markDefs": [
+                    {
+                        "_type": "link",
+                        "_key": image["captionContent"][0]["markDefs"][0]["_key"],
+                        "href": "https://photos.example/ann",
+                        "title": "Ann's photos",
+                    }
+                ],
+                "children": [
+                    {
+                        "_type": "span",
+                        "_key": image["captionContent"][0]["children"][0]["_key"],
+                        "text": "Bell by ",
+                        "marks": [],
+                    },
+                    {
+                        "_type": "span",
+                        "_key": image["captionContent"][0]["children"][1]["_key"],
+                        "text": "Ann",
+                        "marks": [image["captionContent"][0]["markDefs"][0]["_key"]],
+                    },
+                    {
+                        "_type": "span",
+                        "_key": image["captionContent"][0]["children"][2]["_key"],
+                        "text": " on the wharf.",
+                        "marks": [],
+                    },
+                ],
+            }
+        ],
+    }

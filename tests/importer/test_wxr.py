@@ -426,10 +426,3 @@ def test_a_file_declaring_another_encoding_is_read_in_it():
     document = _document(b"caf\xe9", b'<?xml version="1.0" encoding="ISO-8859-1"?>')
     [item] = of(ImportItem, list(read_wxr(BytesIO(document))))
     assert item.raw_content == "caf\u00e9"
-
-
-def test_invalid_utf8_in_markup_is_still_not_well_formed():
-    document = _document(b"ok").replace(b"<wp:post_id>", b"<wp:post_\xe9id>", 1)
-    with pytest.raises(MalformedWxr) as error:
-        list(read_wxr(BytesIO(document)))
-    assert "not well-formed" in error.value.message

@@ -55,10 +55,17 @@ def container_depth(blocks: list) -> int:
         value, depth = stack.pop()
         if isinstance(value, dict):
             for key, item in value.items():
-                if isinstance(item, list) and key in ("content", "columns", "rows", "cells", "images"):
+                if isinstance(item, list) and key in (
+                    "content",
+                    "captionContent",
+                    "columns",
+                    "rows",
+                    "cells",
+                    "images",
+                ):
                     # A list holding blocks (content) is one level deeper; lists of columns, rows and cells are the
                     # containers' own structure and reach their blocks through a "content" one level further.
-                    stack.append((item, depth + 1 if key == "content" else depth))
+                    stack.append((item, depth + 1 if key in ("content", "captionContent") else depth))
                 elif isinstance(item, dict):
                     stack.append((item, depth))
         elif isinstance(value, list):

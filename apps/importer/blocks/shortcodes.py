@@ -19,6 +19,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import lxml.html
+
 from apps.core.htmltext import parse_fragment, tag_of, visible_text
 from apps.core.portabletext_html import html_to_portable_text, insert_marker, provider_for_url
 
@@ -187,6 +189,9 @@ def _caption_image(shortcode: Shortcode, keys: Callable[[], str]) -> dict | None
         return None
     if caption:
         block["caption"] = caption.strip()
+        rich = _rich_caption(shortcode.attributes.get("caption") or _without(body, image), keys)
+        if rich:
+            block["captionContent"] = rich
     align = shortcode.attributes.get("align", "")
     if align.startswith("align") and len(align) > len("align"):
         block["align"] = align[len("align") :]
@@ -197,3 +202,23 @@ def _caption_image(shortcode: Shortcode, keys: Callable[[], str]) -> dict | None
     if "href" not in block and parent is not None and tag_of(parent) == "a" and parent.get("href"):
         block["href"] = parent.get("href")
     return block
+
+
+def _without(body, image) -> str:
+    """The caption's HTML: the shortcode's content without the image (and a link holding nothing else)."""
+    holder = image.getparent()
+    if holder is not None and tag_of(holder) == "a" and not visible_text(holder) and len(holder) == 1:
+        image = holder
+    image.drop_tree()  # keeps the text after it
+    return (body.text or "") + "".join(
+        lxml.html.tostring(child, encoding="unicode", method="html") for child in body
+    )
+
+
+def _rich_caption(html: str, keys: Callable[[], str]) -> list[dict]:
+    """The caption as Portable Text when it has links (their targets are kept as link annotations), else nothing:
+    a caption of plain text is the image's ``caption`` alone."""
+    if "<a" not in html.lower():
+        return []
+    blocks = [block for block in html_to_portable_text(html, keys=keys) if block["_type"] == "block"]
+    return blocks if any(block.get("markDefs") for block in blocks) else []
