@@ -13,10 +13,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from apps.importer.items import Author, ImportItem, Notice, SiteInfo, Skipped, Term
+from apps.importer.navigation import navigation_items
+from apps.importer.slugs import base_slug
 
 # WordPress's own bookkeeping, never content: revisions and autosaves, customizer and editor state, caches, the
-# site editor's templates and styles, privacy requests. Menu items, attachments and reusable blocks are imported,
-# but as menus, media and sections rather than entries.
+# site editor's templates and styles, privacy requests. Menu items, block themes' navigations, attachments and
+# reusable blocks are imported, but as menus, media and sections rather than entries.
 INTERNAL_TYPES = frozenset(
     {
         "revision",
@@ -27,13 +29,12 @@ INTERNAL_TYPES = frozenset(
         "wp_global_styles",
         "wp_template",
         "wp_template_part",
-        "wp_navigation",
         "wp_font_family",
         "wp_font_face",
         "auto-draft",
     }
 )
-SPECIAL_TYPES = frozenset({"attachment", "nav_menu_item", "wp_block"})
+SPECIAL_TYPES = frozenset({"attachment", "nav_menu_item", "wp_block", "wp_navigation"})
 # Terms of these taxonomies are not content labels: menus become menus; the others describe editor state.
 NON_CONTENT_TAXONOMIES = frozenset({"nav_menu", "wp_theme", "wp_template_part_area", "link_category"})
 # Language plugins' bookkeeping taxonomies: their data becomes locales and translation groups.
@@ -100,6 +101,13 @@ def analyze_records(records: Iterable[Any]) -> dict[str, Any]:
                     menus.setdefault(menu, {"slug": menu, "name": menu, "items": 0})["items"] += 1
             elif post_type == "wp_block":
                 reusable.append({"id": record.source_id, "title": record.title})
+            elif post_type == "wp_navigation":
+                if record.status == "publish":
+                    menus[f"wp_navigation:{record.source_id}"] = {
+                        "slug": base_slug(record) or "navigation",
+                        "name": record.title or record.slug,
+                        "items": len(navigation_items(record.raw_content)[0]),
+                    }
             else:
                 types[post_type][record.status] += 1
                 for ref in record.terms:

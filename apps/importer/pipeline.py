@@ -48,6 +48,7 @@ from apps.importer import registry, services
 from apps.importer.analysis import INTERNAL_TYPES, is_content_taxonomy
 from apps.importer.items import JSON_DUMPS, Author, ImportItem, Notice, SiteInfo, Skipped, Term
 from apps.importer.models import ImportJob, ImportRecord, JobState
+from apps.importer.navigation import navigation_items
 from apps.importer.slugs import BatchSlugs, base_slug
 from apps.menus import services as menu_services
 from apps.menus.models import Menu, MenuItem
@@ -597,6 +598,8 @@ class Runner:
             self.counters["attachments"] += 1
         elif post_type == "nav_menu_item":
             self._menu_item_source(item)
+        elif post_type == "wp_navigation":
+            self._navigation_source(item)
         elif post_type == "wp_block":
             self._section(item, records.get(("section", str(item.source_id))))
         elif post_type not in self.collections:
@@ -614,6 +617,32 @@ class Runner:
                 "menu_item_source",
                 f"{slug}:{item.source_id}",
                 payload=self._menu_payload(item, slug),
+            )
+
+    def _navigation_source(self, item: ImportItem) -> None:
+        """A block theme's navigation (a ``wp_navigation`` post) is a menu like a classic one: its links become items
+        built in the links phase, keyed by the post and the link's place in it (docs/decisions.md, "Import
+        pipeline")."""
+        if not self.options.get("includeMenus", True):
+            return
+        title = item.title or item.slug or f"Navigation {item.source_id}"
+        if item.status != "publish":
+            self.warn(
+                "MENU_SKIPPED",
+                f"Navigation {item.source_id} '{title}' is {item.status or 'unpublished'} in WordPress; not made a menu.",
+                sourceId=item.source_id,
+            )
+            return
+        key = f"wp_navigation:{item.source_id}"
+        self.put("menu_term", key, payload={"name": title, "slug": base_slug(item) or "navigation"})
+        links, others = navigation_items(item.raw_content)
+        for payload in links:
+            self.put("menu_item_source", f"{key}:{payload['id']}", payload={**payload, "menu": key})
+        for name in others:
+            self.warn(
+                "MENU_ITEM_SKIPPED",
+                f"Navigation {item.source_id} '{title}' holds a {name} block, which is no menu item; left out.",
+                sourceId=item.source_id,
             )
 
     @staticmethod
@@ -1191,10 +1220,10 @@ class Runner:
 
     def _menus(self) -> None:
         sources = list(ImportRecord.objects.filter(site=self.site, kind="menu_item_source"))
-        names = {
-            record.source_id: record.payload.get("name") or record.source_id
-            for record in ImportRecord.objects.filter(site=self.site, kind="menu_term")
-        }
+        terms = list(ImportRecord.objects.filter(site=self.site, kind="menu_term"))
+        names = {record.source_id: record.payload.get("name") or record.source_id for record in terms}
+        # A navigation post's menu is named after its slug; a nav_menu term's menu after the term's slug (its key).
+        bases = {record.source_id: record.payload.get("slug") or record.source_id for record in terms}
         for record in sources:
             names.setdefault(record.payload["menu"], record.payload["menu"])
         menus: dict[str, Menu] = {}
@@ -1202,7 +1231,7 @@ class Runner:
             record = self.get("menu", slug)
             menu = Menu.objects.filter(pk=record.target_id).first() if record else None
             if menu is None:
-                name = services.slug_for_menu(slug)
+                name = services.slug_for_menu(bases.get(slug, slug))
                 base, number = name, 2
                 while Menu.objects.filter(name=name).exists():
                     name = f"{base}-{number}"

@@ -69,11 +69,13 @@ IMPORTS = {
     ),
     BLOCK_TEST_DATA: (
         {"pages": {"created": 1}, "posts": {"created": 61}},
-        {"attachments": 9, "bylines": 2, "collections": 2, "entries": 62, "taxonomies": 2, "terms": 11},
+        {"attachments": 9, "bylines": 2, "collections": 2, "entries": 62, "menuItems": 1, "menus": 1,
+         "taxonomies": 2, "terms": 11},
     ),
     WXR / "tt5-demo-blueprint" / "playground-content.xml": (
         {"pages": {"created": 14}, "posts": {"created": 3}},
-        {"attachments": 17, "bylines": 1, "collections": 2, "entries": 17, "taxonomies": 2, "terms": 5},
+        {"attachments": 17, "bylines": 1, "collections": 2, "entries": 17, "menuItems": 10, "menus": 2,
+         "taxonomies": 2, "terms": 5},
     ),
 }  # fmt: skip
 
