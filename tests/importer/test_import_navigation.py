@@ -5,7 +5,7 @@ terms, or at their addresses, nested as in WordPress; blocks that are no menu it
 from __future__ import annotations
 
 from tests.importer.conftest import WXR
-from tests.importer.helpers import post, run_import, wxr
+from tests.importer.helpers import analyze, post, run_import, wxr
 
 TT5 = WXR / "tt5-demo-blueprint" / "playground-content.xml"
 
@@ -30,6 +30,11 @@ def menu(client, name: str) -> dict:
 
 
 def test_a_block_themes_navigation_becomes_a_menu_of_imported_pages(admin_api):
+    assert analyze(admin_api, TT5)["menus"] == [
+        {"slug": "menu", "name": "Menu", "items": 0},
+        {"slug": "navigation-2", "name": "Navigation", "items": 10},
+    ]
+
     job = run_import(admin_api, TT5)
 
     assert (job["summary"]["kinds"]["menus"], job["summary"]["kinds"]["menuItems"]) == (2, 10)
