@@ -73,7 +73,7 @@ def convert_post(content: str, *, keys: Keys | None = None) -> tuple[list[dict],
         if salvage.html_too_deep(content):
             return salvage.flatten(content, keys), _too_deep()
         blocks = run.classic(content)
-        if salvage.too_deep_for_portable_text(blocks):
+        if salvage.too_deep_for_portable_text(blocks, nesting=0, html=content):
             return salvage.flatten(content, SequentialKeys()), _too_deep()
         return blocks, None
     parsed, issues = parse_blocks_checked(content)
@@ -86,7 +86,7 @@ def convert_post(content: str, *, keys: Keys | None = None) -> tuple[list[dict],
             deep = True
             continue
         converted = run.convert(block)
-        if salvage.too_deep_for_portable_text(converted):
+        if salvage.too_deep_for_portable_text(converted, nesting=block.nesting, html=markup):
             converted, deep = salvage.flatten(markup, keys), True
         elif _affected(block, issues) and salvage.lost_words(markup, converted):
             converted, broken = salvage.flatten(markup, keys), True

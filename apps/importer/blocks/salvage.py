@@ -74,7 +74,11 @@ def container_depth(blocks: list) -> int:
     return deepest
 
 
-def too_deep_for_portable_text(blocks: list) -> bool:
+def too_deep_for_portable_text(blocks: list, *, nesting: int, html: str) -> bool:
+    """Whether converted ``blocks`` nest containers deeper than an entry takes. Each level of blocks (``nesting``),
+    each HTML table and an image's rich caption add at most one level, so most blocks are not walked at all."""
+    if nesting + html.count("<table") + html.count("<TABLE") + 1 <= MAX_DEPTH:
+        return False
     return container_depth(blocks) > MAX_DEPTH
 
 
