@@ -10,7 +10,11 @@ from collections.abc import Callable
 
 # name → function doing one pass; it returns how many items it handled.
 TASKS: dict[str, Callable[[], int]] = {}
+# name → function run once when the worker stops, for a task that keeps work between its passes to hand it back.
+STOPS: dict[str, Callable[[], None]] = {}
 
 
-def register(name: str, task: Callable[[], int]) -> None:
+def register(name: str, task: Callable[[], int], *, stop: Callable[[], None] | None = None) -> None:
     TASKS[name] = task
+    if stop is not None:
+        STOPS[name] = stop

@@ -19,4 +19,4 @@ class ImporterConfig(AppConfig):
                 "import.run": permissions.Rule("admin", Role.ADMIN),
             }
         )
-        worker.register("import_jobs", jobs.run_queued)
+        worker.register("import_jobs", jobs.run_queued, stop=jobs.release_held)

@@ -2,12 +2,16 @@
 
 The worker takes one queued job per pass (or a running one whose worker died: its lease expired), claiming it with a
 conditional update so two workers never run the same job, and runs it for a time slice: to its end, pause or
-failure, or back to the queue at its cursor.
+failure, or until the slice is over. Then the worker's other tasks (scheduled publishing) get their turn, and the
+worker's next pass goes on with the same job where the slice stopped, reading on from the same open reader; only
+when the worker stops does the job go back to the queue at its cursor.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -15,7 +19,7 @@ from django.db.models import Q
 
 from apps.core.timefmt import now
 from apps.importer.models import ImportJob, JobState
-from apps.importer.pipeline import run_job
+from apps.importer.pipeline import OpenReader, run_job
 
 
 def runs_in_request(job: ImportJob) -> bool:
@@ -26,9 +30,20 @@ def runs_in_request(job: ImportJob) -> bool:
     return (analysis.size if analysis else 0) <= settings.CMS_IMPORT_SYNC_MAX_BYTES
 
 
-def _claim() -> ImportJob | None:
-    from datetime import timedelta
+@dataclass
+class _Held:
+    """The job whose slice this worker process ended last, still ``running`` under its lease, with its reader."""
 
+    job_id: str
+    # The job's updated_at as the slice left it: if it changed, someone else has run the job since.
+    stamp: datetime
+    reader: OpenReader
+
+
+_held: _Held | None = None
+
+
+def _claim() -> ImportJob | None:
     stale = now() - timedelta(seconds=settings.CMS_IMPORT_LEASE_SECONDS)
     candidates = ImportJob.objects.filter(
         Q(state=JobState.QUEUED) | Q(state=JobState.RUNNING, updated_at__lt=stale)
@@ -43,14 +58,53 @@ def _claim() -> ImportJob | None:
     return None
 
 
+def _continue_held() -> tuple[ImportJob, OpenReader] | None:
+    """The held job with its reader, its lease renewed; None (and the reader closed) when another worker has taken
+    it over meanwhile (the lease had expired)."""
+    global _held
+    held, _held = _held, None
+    if held is None:
+        return None
+    renewed = ImportJob.objects.filter(pk=held.job_id, state=JobState.RUNNING, updated_at=held.stamp).update(
+        updated_at=now()
+    )
+    if not renewed:
+        held.reader.close()
+        return None
+    return ImportJob.objects.select_related("analysis", "created_by").get(pk=held.job_id), held.reader
+
+
 def run_queued() -> int:
-    """One worker pass: run the oldest waiting job for at most ``CMS_IMPORT_WORKER_SLICE_SECONDS``; an unfinished
-    job goes back to the queue at its cursor, so scheduled publishing (and other jobs) are not held up by it."""
-    job = _claim()
-    if job is None:
-        return 0
-    run_job(job, deadline=time.monotonic() + settings.CMS_IMPORT_WORKER_SLICE_SECONDS)
+    """One worker pass: go on with the job this worker's last slice stopped, else run the oldest waiting job, for
+    at most ``CMS_IMPORT_WORKER_SLICE_SECONDS``, so scheduled publishing is not held up by a long import. An
+    unfinished job stays this worker's, with its reader open, until ``release_held`` (the worker stops)."""
+    global _held
+    continued = _continue_held()
+    if continued is not None:
+        job, reader = continued
+    else:
+        job, reader = _claim(), OpenReader()
+        if job is None:
+            return 0
+    job = run_job(job, deadline=time.monotonic() + settings.CMS_IMPORT_WORKER_SLICE_SECONDS, reader=reader)
+    if job.state == JobState.RUNNING and reader.records is not None:
+        _held = _Held(job_id=job.pk, stamp=job.updated_at, reader=reader)
+    else:
+        reader.close()
     return 1
+
+
+def release_held() -> None:
+    """The worker stops: its unfinished job goes back to the queue at its cursor, for any worker to go on with (a
+    worker killed outright leaves it ``running`` until its lease expires)."""
+    global _held
+    held, _held = _held, None
+    if held is None:
+        return
+    held.reader.close()
+    ImportJob.objects.filter(pk=held.job_id, state=JobState.RUNNING, updated_at=held.stamp).update(
+        state=JobState.QUEUED, updated_at=now()
+    )
 
 
 def run_now(job: ImportJob, progress=None) -> ImportJob:

@@ -70,6 +70,24 @@ class _Yield(Exception):
     """The worker's time slice is over: the job goes back to the queue at its cursor, so other work runs too."""
 
 
+class OpenReader:
+    """A job's source records, read up to its ``position``-th item when its worker slice ended, with the authors
+    read so far: the same worker's next slice goes on from there (``apps/importer/jobs.py``). Reading the export
+    again from its start meant parsing and converting every item already imported just to skip it, so each slice
+    began with a pause that grew with the cursor."""
+
+    def __init__(self) -> None:
+        self.records: Iterator[Any] | None = None
+        self.position = 0
+        self.authors: dict[str, Author] = {}
+
+    def close(self) -> None:
+        records, self.records = self.records, None
+        close = getattr(records, "close", None)
+        if close is not None:
+            close()  # a read-ahead reader's process ends with it
+
+
 class _Careful(Exception):
     """An item failed in a batch run without savepoints: the batch is redone with one savepoint per item."""
 
@@ -108,11 +126,14 @@ class Runner:
         job: ImportJob,
         progress: Callable[[int, str], None] | None = None,
         deadline: float | None = None,
+        reader: OpenReader | None = None,
     ):
         self.job = job
         self.progress = progress
         # time.monotonic() after which the items phase hands the job back to the queue (worker slices).
         self.deadline = deadline
+        # Where the slice's records come from and, when it ends, go: the worker keeps them for the next slice.
+        self.reader = reader
         self.careful = True
         self.slugs = BatchSlugs([], [])
         self.system = Actor.system()
@@ -299,7 +320,9 @@ class Runner:
                 analysis.source_input = {k: v for k, v in analysis.source_input.items() if k != "accessToken"}
                 analysis.save(update_fields=["source_input", "updated_at"])
         except _Yield:
-            self.save(state=JobState.QUEUED)
+            # A worker that keeps the job's reader keeps the job (its lease) for its next slice.
+            kept = self.reader is not None and self.reader.records is not None
+            self.save(state=JobState.RUNNING if kept else JobState.QUEUED)
         except DB_LOST as error:
             self._stop(JobState.PAUSED, "DATABASE_UNAVAILABLE", f"The database connection was lost: {error}")
         except CmsError as error:
@@ -483,10 +506,10 @@ class Runner:
 
     def phase_items(self) -> None:
         batch_size = max(1, settings.CMS_IMPORT_BATCH_SIZE)
-        position = 0
+        records, position = self._records_from_cursor()
         batch: list[ImportItem] = []
         loose_terms: list[Term] = []
-        for record in self.records():
+        for record in records:
             if isinstance(record, ImportItem):
                 position += 1
                 if position <= self.job.cursor:
@@ -496,6 +519,9 @@ class Runner:
                     self._commit(batch, position, loose_terms)
                     batch, loose_terms = [], []
                     if self.deadline is not None and time.monotonic() >= self.deadline:
+                        if self.reader is not None:
+                            self.reader.records, self.reader.position = records, position
+                            self.reader.authors = self.authors
                         raise _Yield()
             elif isinstance(record, Author):
                 self.authors.setdefault(record.login, record)
@@ -509,6 +535,18 @@ class Runner:
             elif isinstance(record, SiteInfo):
                 continue
         self._commit(batch, position, loose_terms)
+
+    def _records_from_cursor(self) -> tuple[Iterator[Any], int]:
+        """The records to read and how many items precede them: the previous slice's open reader when it stopped at
+        the cursor, else the source from its start (the items up to the cursor are then read and skipped)."""
+        reader = self.reader
+        if reader is not None and reader.records is not None:
+            if reader.position == self.job.cursor:
+                records, reader.records = reader.records, None
+                self.authors = {**reader.authors, **self.authors}
+                return records, reader.position
+            reader.close()
+        return self.records(), 0
 
     def _commit(self, batch: list[ImportItem], position: int, loose_terms: list[Term]) -> None:
         """One batch, committed with the cursor. First without savepoints (each service call would otherwise add a
@@ -1357,7 +1395,10 @@ def _reason(error: CmsError) -> str:
 
 
 def run_job(
-    job: ImportJob, progress: Callable[[int, str], None] | None = None, deadline: float | None = None
+    job: ImportJob,
+    progress: Callable[[int, str], None] | None = None,
+    deadline: float | None = None,
+    reader: OpenReader | None = None,
 ) -> ImportJob:
     with bulk_work():
-        return Runner(job, progress=progress, deadline=deadline).run()
+        return Runner(job, progress=progress, deadline=deadline, reader=reader).run()

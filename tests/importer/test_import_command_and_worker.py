@@ -15,6 +15,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
+from apps.core import worker
 from apps.importer.models import ImportJob
 from tests.importer.conftest import IMPORTER_DATA, THEME_UNIT_TEST
 from tests.importer.helpers import EXECUTE, all_entries, all_pages, analyze, job_url, post, statuses, wxr
@@ -298,6 +299,102 @@ def test_the_worker_runs_a_job_in_slices(transactional_db, admin_api, settings):
     assert seen == [("queued", 10), ("queued", 20), ("completed", 25)]
     assert job["summary"]["imported"] == {"posts": {"created": 25}}
     assert len(all_entries(admin_api, "posts")) == 25
+
+
+def _sliced_job(admin_api, settings, monkeypatch) -> tuple[str, list[str]]:
+    """A queued job of 25 posts that the worker runs ten items a pass, and the list of contents converted."""
+    from apps.importer.sources import wxr as wxr_reader
+
+    settings.CMS_IMPORT_SYNC_MAX_BYTES = 10
+    settings.CMS_IMPORT_BATCH_SIZE = 10
+    settings.CMS_IMPORT_WORKER_SLICE_SECONDS = 0
+    # Read in this process, where the conversions can be counted.
+    settings.CMS_IMPORT_READ_AHEAD_BYTES = 10**12
+    converted: list[str] = []
+    convert = wxr_reader.content_to_portable_text
+    monkeypatch.setattr(
+        wxr_reader, "content_to_portable_text", lambda raw: converted.append(raw) or convert(raw)
+    )
+    # Ann is declared in the header only: the slices after the first must still know her name.
+    header = (
+        "<wp:author><wp:author_login>ann</wp:author_login><wp:author_email>ann@example.test</wp:author_email>"
+        "<wp:author_display_name><![CDATA[Ann Author]]></wp:author_display_name></wp:author>"
+    )
+    items = "".join(
+        post(n, slug=f"post-{n}", creator="admin" if n <= 10 else "ann", content=f"<p>Post {n}</p>")
+        for n in range(1, 26)
+    )
+    analysis = analyze(admin_api, content=wxr(items, header=header))
+    response = admin_api.post(EXECUTE, {"analysisId": analysis["analysisId"]}, format="json")
+    assert response.status_code == 202
+    return response.json()["data"]["id"], converted
+
+
+def test_the_worker_goes_on_reading_where_its_last_slice_stopped(
+    transactional_db, admin_api, settings, monkeypatch
+):
+    # Each slice read the export again from its start, parsing and converting every item already imported to skip
+    # it: a 20,000-post import stood still for 75 of its 224 seconds, longer with each slice.
+    job_id, converted = _sliced_job(admin_api, settings, monkeypatch)
+
+    seen = []
+    for _ in range(3):
+        worker.TASKS["import_jobs"]()  # one pass of the worker's import task
+        job = admin_api.get(job_url(job_id)).json()["data"]
+        seen.append((job["state"], job["progress"]["current"], len(converted)))
+
+    # Between its slices the job stays this worker's, and every item is converted once (the first twice: reading the
+    # export's header, before the items phase, stops at it).
+    assert seen == [("running", 10, 11), ("running", 20, 21), ("completed", 25, 26)]
+    assert job["summary"]["imported"] == {"posts": {"created": 25}}
+    assert sorted(entry["slug"] for entry in all_entries(admin_api, "posts")) == sorted(
+        f"post-{n}" for n in range(1, 26)
+    )
+    bylines = {item["displayName"] for item in admin_api.get("/_cms/api/bylines").json()["data"]["items"]}
+    assert bylines == {"admin", "Ann Author"}
+
+
+def test_a_stopping_worker_hands_its_unfinished_job_back_to_the_queue(
+    transactional_db, admin_api, settings, monkeypatch
+):
+    job_id, converted = _sliced_job(admin_api, settings, monkeypatch)
+    worker.TASKS["import_jobs"]()
+    assert admin_api.get(job_url(job_id)).json()["data"]["state"] == "running"
+
+    call_command("worker", "--once", stdout=StringIO())  # a second slice, then the worker stops
+
+    job = admin_api.get(job_url(job_id)).json()["data"]
+    assert (job["state"], job["progress"]["current"]) == ("queued", 20)
+    assert len(converted) == 21
+    # Any worker goes on with it, reading the export from its start.
+    call_command("worker", "--once", stdout=StringIO())
+    job = admin_api.get(job_url(job_id)).json()["data"]
+    assert (job["state"], job["progress"]["current"]) == ("completed", 25)
+    assert len(all_entries(admin_api, "posts")) == 25
+
+
+def test_a_job_taken_over_by_another_worker_is_not_continued_from_the_old_reader(
+    transactional_db, admin_api, settings, monkeypatch
+):
+    from datetime import timedelta
+
+    from apps.core.timefmt import now
+
+    job_id, converted = _sliced_job(admin_api, settings, monkeypatch)
+    worker.TASKS["import_jobs"]()
+    # Another worker claimed it (this one's lease had expired) and imported a batch more.
+    ImportJob.objects.filter(pk=job_id).update(cursor=20, updated_at=now())
+    assert worker.TASKS["import_jobs"]() == 0  # its lease is the other worker's now
+
+    # That worker died too: once its lease expires, this one claims the job and reads from the start.
+    ImportJob.objects.filter(pk=job_id).update(cursor=10, updated_at=now() - timedelta(hours=1))
+    worker.TASKS["import_jobs"]()
+    worker.TASKS["import_jobs"]()
+
+    job = admin_api.get(job_url(job_id)).json()["data"]
+    assert (job["state"], job["progress"]["current"]) == ("completed", 25)
+    assert len(all_entries(admin_api, "posts")) == 25
+    assert len(converted) == 11 + 20 + 5
 
 
 def test_import_wxr_with_media(admin_api, web, tmp_path):

@@ -2,7 +2,7 @@
 
 Every ``--interval`` seconds it runs one pass of each registered task (apps/core/worker.py). `make run` starts it next
 to the web server; several workers may run at once (each task is safe for that). SIGTERM or SIGINT stops it after the
-current pass.
+current pass; tasks that keep work between passes (an import job's open reader) hand it back then.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import time
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
-from apps.core.worker import TASKS
+from apps.core.worker import STOPS, TASKS
 
 logger = logging.getLogger("cms.worker")
 
@@ -32,6 +32,19 @@ class Command(BaseCommand):
             signal.signal(signal.SIGTERM, self._stop)
             signal.signal(signal.SIGINT, self._stop)
             logger.info("worker started", extra={"tasks": sorted(TASKS), "interval": interval})
+        try:
+            self._loop(interval, once)
+        finally:
+            for name, stop in STOPS.items():
+                close_old_connections()
+                try:
+                    stop()
+                except Exception:
+                    logger.exception("task stop failed", extra={"task": name})
+        if not once:
+            logger.info("worker stopped")
+
+    def _loop(self, interval: float, once: bool) -> None:
         while not self.stopping:
             started = time.monotonic()
             for name, task in TASKS.items():
@@ -49,7 +62,6 @@ class Command(BaseCommand):
             if once:
                 return
             time.sleep(max(0.0, interval - (time.monotonic() - started)))
-        logger.info("worker stopped")
 
     def _stop(self, signum, frame):
         self.stopping = True
