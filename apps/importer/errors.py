@@ -3,18 +3,56 @@
 
 from __future__ import annotations
 
-from apps.core.errors import ValidationError
+from apps.core import safehttp
+from apps.core.errors import PayloadTooLarge, UnsupportedMediaType, ValidationError
 from apps.media.errors import StorageQuotaExceeded
 
-__all__ = ["InvalidImportFile", "StorageQuotaExceeded"]
+__all__ = [
+    "FAILURE_REASONS",
+    "HttpStatusError",
+    "InvalidImportFile",
+    "StorageQuotaExceeded",
+    "failure_reason",
+]
 
 
 class InvalidImportFile(ValidationError):
-    """SPEC §7 "invalid file format: import stops with an error message": the message names the line."""
+    """SPEC §7 "invalid file format: import stops with an error message": the message says why and names the line;
+    ``details`` only has the line as a number (the reason once, not again in the details)."""
 
     def __init__(self, message: str, *, line: int | None = None):
         where = f" (line {line})" if line else ""
-        details = {"file": f"{message}{where}"}
-        if line:
-            details["line"] = line
+        details = {"line": line} if line else {}
         super().__init__(f"The file cannot be imported: {message}{where}", details=details)
+
+
+class HttpStatusError(safehttp.FetchFailed):
+    """An attachment's host answered with an error status."""
+
+
+# Why an attachment's download or storing failed (``reason`` of each media failure), in groups a person acts on
+# differently, with what the command line calls them.
+FAILURE_REASONS = {
+    "unreachable": "host unreachable",
+    "timeout": "timed out",
+    "blocked": "address refused (not a public host)",
+    "httpStatus": "HTTP error status",
+    "tooLarge": "too large",
+    "refusedType": "refused type",
+    "invalid": "empty or unreadable file",
+    "other": "other",
+}
+_REASON_OF = (
+    (safehttp.BlockedDestination, "blocked"),
+    (safehttp.FetchTimeout, "timeout"),
+    (safehttp.ResponseTooLarge, "tooLarge"),
+    (PayloadTooLarge, "tooLarge"),
+    (HttpStatusError, "httpStatus"),
+    (safehttp.FetchFailed, "unreachable"),
+    (UnsupportedMediaType, "refusedType"),
+    (ValidationError, "invalid"),
+)
+
+
+def failure_reason(error: Exception) -> str:
+    return next((reason for kind, reason in _REASON_OF if isinstance(error, kind)), "other")

@@ -912,7 +912,9 @@ class Runner:
         collection = self.collections[post_type]
         checksum = _checksum(item)
         entry = Entry.objects.filter(pk=record.target_id).first() if record else None
-        stats = self.per_collection.setdefault(collection.slug, Counter())
+        # An entry imported before stays in its collection, whatever the post type is mapped to now: counted there.
+        where = record.target_type if entry is not None and record.target_type else collection.slug
+        stats = self.per_collection.setdefault(where, Counter())
         if entry is not None and record.checksum == checksum:
             stats["unchanged"] += 1
             return

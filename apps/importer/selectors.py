@@ -1,9 +1,9 @@
-"""Reads of the import pipeline: analyses and jobs by id."""
+"""Reads of the import pipeline: analyses and jobs by id, the media a site could not import."""
 
 from __future__ import annotations
 
 from apps.core.errors import NotFound
-from apps.importer.models import ImportAnalysis, ImportJob
+from apps.importer.models import ImportAnalysis, ImportJob, ImportRecord
 
 
 def analysis_get(*, analysis_id: str) -> ImportAnalysis:
@@ -18,3 +18,13 @@ def job_get(*, job_id: str) -> ImportJob:
     if job is None:
         raise NotFound(f"No import job {job_id}.")
     return job
+
+
+def media_failures(*, site: str) -> list[dict]:
+    """The site's attachments whose download or storing failed and has not succeeded since: ``{id, url, error,
+    reason}`` each, all of them (a job's summary lists the first 500)."""
+    records = ImportRecord.objects.filter(site=site, kind="media_failed").order_by("created_at", "source_id")
+    return [
+        {"id": record.source_id, "url": "", "error": "", "reason": "other", **record.payload}
+        for record in records
+    ]

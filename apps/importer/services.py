@@ -36,7 +36,8 @@ from apps.core.ids import new_id
 from apps.core.memory import bulk_work
 from apps.core.slugs import slugify
 from apps.importer import registry
-from apps.importer.errors import InvalidImportFile
+from apps.importer.errors import HttpStatusError, InvalidImportFile, failure_reason
+from apps.importer.mappings import author_mapping_problems, mapping_slug_problem
 from apps.importer.models import ImportAnalysis, ImportJob, ImportRecord, JobState
 from apps.importer.sources.wxr import WxrError
 from apps.media import services as media_services
@@ -223,7 +224,12 @@ def post_type_plan(
     return plan
 
 
-def _label(post_type: str) -> tuple[str, str]:
+def _label(post_type: str, collection: str) -> tuple[str, str]:
+    """Plural and singular labels of a new collection: the post type's, unless it is mapped to a collection of
+    another name (``post`` into ``articles``: "Articles", not a second "Posts")."""
+    if collection != default_collection(post_type):
+        words = re.sub(r"_+", " ", collection).strip().capitalize()
+        return words, (words[:-1] if words.endswith("s") and not words.endswith("ss") else words)
     if post_type in ("post", "page"):
         return f"{post_type.title()}s", post_type.title()
     words = re.sub(r"[-_]+", " ", post_type).strip().title() or post_type
@@ -242,8 +248,8 @@ def import_prepare(*, actor: Actor, post_types: Iterable[dict[str, Any]]) -> dic
     problems: dict[str, str] = {}
     for index, item in enumerate(wanted):
         slug = item.get("collection") or default_collection(item["name"])
-        if not re.match(r"^[a-z][a-z0-9_]*$", slug):
-            problems[f"postTypes.{index}.collection"] = "Use lowercase letters, digits and underscores."
+        if problem := mapping_slug_problem(item["name"], slug):
+            problems[f"postTypes.{index}.collection"] = problem
             continue
         status, _missing, conflicts = _compatibility(slug)
         if status == "incompatible":
@@ -269,7 +275,7 @@ def import_prepare(*, actor: Actor, post_types: Iterable[dict[str, Any]]) -> dic
         collection = Collection.objects.filter(slug=slug).first()
         new = collection is None
         if new:
-            label, singular = _label(item["name"])
+            label, singular = _label(item["name"], slug)
             supports = ["drafts", "revisions", "scheduling"]
             if item["name"] in SEARCHED_TYPES:
                 supports.append("search")
@@ -319,15 +325,16 @@ def job_create(
             "collection": given.get("collection") or default_collection(post_type["name"]),
             "enabled": given.get("enabled", True),
         }
-    unknown = sorted(set(post_type_mappings or {}) - set(mappings))
-    if unknown:
-        known = ", ".join(sorted(mappings)) or "none"
-        raise ValidationError(
-            details={
-                f"postTypeMappings.{name}": f"The export has no post type '{name}'; it has: {known}."
-                for name in unknown
-            }
-        )
+    problems: dict[str, str] = {}
+    known = ", ".join(sorted(mappings)) or "none"
+    for name in sorted(set(post_type_mappings or {}) - set(mappings)):
+        problems[f"postTypeMappings.{name}"] = f"The export has no post type '{name}'; it has: {known}."
+    for name, mapping in mappings.items():
+        if mapping["enabled"] and (problem := mapping_slug_problem(name, mapping["collection"])):
+            problems[f"postTypeMappings.{name}.collection"] = problem
+    problems.update(author_mapping_problems(analysis, author_mappings or {}))
+    if problems:
+        raise ValidationError(details=problems)
     return ImportJob.objects.create(
         source=analysis.source,
         analysis=analysis,
@@ -402,7 +409,7 @@ def _download(url: str) -> tempfile.SpooledTemporaryFile:
             url, max_bytes=settings.CMS_MAX_UPLOAD_BYTES, read_timeout=settings.CMS_IMPORT_FETCH_TIMEOUT
         ) as response:
             if not response.ok:
-                raise safehttp.FetchFailed(f"{url} answered HTTP {response.status}.")
+                raise HttpStatusError(f"{url} answered HTTP {response.status}.")
             for chunk in response.iter_bytes():
                 spool.write(chunk)
     except BaseException:
@@ -461,8 +468,9 @@ def media_import(
             try:
                 spool = _download(url)
             except safehttp.SafeHttpError as error:
-                failed.append({"id": source_id, "url": url, "error": str(error)})
-                record_put(where, "media_failed", source_id, payload={"url": url, "error": str(error)})
+                failure = {"url": url, "error": str(error), "reason": failure_reason(error)}
+                failed.append({"id": source_id, **failure})
+                record_put(where, "media_failed", source_id, payload=failure)
                 status = "failed"
             else:
                 with spool:
@@ -479,10 +487,9 @@ def media_import(
                         # SPEC §7: a full quota stops the import, and so does a full disk: no later file would fit.
                         raise
                     except CmsError as error:
-                        failed.append({"id": source_id, "url": url, "error": error.message})
-                        record_put(
-                            where, "media_failed", source_id, payload={"url": url, "error": error.message}
-                        )
+                        failure = {"url": url, "error": error.message, "reason": failure_reason(error)}
+                        failed.append({"id": source_id, **failure})
+                        record_put(where, "media_failed", source_id, payload=failure)
                         status = "failed"
                         item = None
                     else:

@@ -52,7 +52,8 @@ def schema_changed() -> None:
     _schema_changed()
 
 
-def _slug_problem(slug: Any) -> str | None:
+def slug_problem(slug: Any) -> str | None:
+    """What is wrong with a collection or field slug, or None (also for callers that check a slug ahead of time)."""
     if not isinstance(slug, str) or not SLUG_RE.match(slug):
         return SLUG_HINT
     if len(slug) > 63:
@@ -83,7 +84,7 @@ def collection_create(
     authorize(actor, "schema.write")
     _schema_changed()
     problems: dict[str, str] = {}
-    if problem := _slug_problem(slug):
+    if problem := slug_problem(slug):
         problems["slug"] = problem
     if not label or not label.strip():
         problems["label"] = "Required: the plural display name, e.g. 'Blog posts'."
@@ -157,7 +158,7 @@ def _field_problems(collection: Collection, definition: dict[str, Any], *, creat
     problems: dict[str, str] = {}
     if creating:
         slug = definition.get("slug")
-        if problem := _slug_problem(slug):
+        if problem := slug_problem(slug):
             problems["slug"] = problem
     if "label" in definition and (not definition["label"] or not str(definition["label"]).strip()):
         problems["label"] = "Required: the name shown to editors."

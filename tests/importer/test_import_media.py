@@ -72,6 +72,7 @@ def test_execute_with_media_downloads_deduplicates_links_and_rewrites(admin_api,
             "id": "13",
             "url": f"{base}/wp-content/uploads/gone.png",
             "error": f"{base}/wp-content/uploads/gone.png answered HTTP 404.",
+            "reason": "httpStatus",
         }
     ]
     assert media["urlsRewritten"] == 2
@@ -165,6 +166,7 @@ def test_media_endpoint_streams_ndjson_progress(admin_api, site):
             "id": 2,
             "url": f"{site.base}/wp-content/uploads/missing.png",
             "error": f"{site.base}/wp-content/uploads/missing.png answered HTTP 404.",
+            "reason": "httpStatus",
         }
     ]
     assert list(result["urlMap"]) == [f"{site.base}/wp-content/uploads/red.png"]
@@ -201,8 +203,7 @@ def test_media_from_private_addresses_is_refused(admin_api, url, reason):
     assert response.status_code == 200
     data = response.json()["data"]
     assert (data["imported"], data["urlMap"]) == (0, {})
-    assert [(item["id"], item["url"]) for item in data["failed"]] == [(7, url)]
-    assert data["failed"][0]["error"] == reason
+    assert data["failed"] == [{"id": 7, "url": url, "error": reason, "reason": "blocked"}]
     assert MediaItem.objects.count() == 0
 
 

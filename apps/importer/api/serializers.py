@@ -271,6 +271,10 @@ class ImportFailedMediaOut(serializers.Serializer):
     id = serializers.JSONField()
     url = serializers.CharField()
     error = serializers.CharField()
+    reason = serializers.CharField(
+        help_text="unreachable, timeout, blocked (not a public address), httpStatus, tooLarge, refusedType, "
+        "invalid (empty or unreadable) or other."
+    )
 
 
 class ImportSummaryOut(serializers.Serializer):
