@@ -7,7 +7,14 @@ terms, search index through the entry events) with its peak resident memory. Bes
 parse-and-convert rate of the same file (the reader alone), and the peak memory of reading a larger file, which
 shows whether memory stays bounded whatever the file's size.
 
+With ``--worker`` the same file is also imported the way an upload over ``CMS_IMPORT_SYNC_MAX_BYTES`` is: a queued
+job that ``manage.py worker`` runs in slices of ``--slice`` seconds (``CMS_IMPORT_WORKER_SLICE_SECONDS``), its row
+read every quarter second; the run reports how long the job showed no progress (neither its cursor nor its phase
+moved for more than two seconds). A slice shorter than the default stands in for a slower machine: what matters is
+how many slices the import takes.
+
     python -m bench.import_bench [--posts 10000] [--large 100000] [--db sqlite,postgres] [--pg URL]
+                                 [--worker] [--slice 60]
 
 The machine is shared: absolute numbers vary from run to run; compare posts/s with the bare rate of the same run.
 Results: bench/results/import-<timestamp>.json and the table in docs/performance.md between the import markers.
@@ -142,6 +149,76 @@ def import_run(path: Path, database_url: str, posts: int, work: Path) -> dict:
             "peakMB": round(peak / 1024), "readerPeakMB": round(reader / 1024)}  # fmt: skip
 
 
+# Run in the import's environment: queue a job as an upload too large for the request would, start a worker, and
+# follow the job's row until it ends. Prints one JSON line.
+WORKER = """
+import json, os, signal, subprocess, sys, time
+import django
+django.setup()
+from apps.accounts.permissions import Actor
+from apps.importer import services
+from apps.importer.models import ImportJob
+started = time.monotonic()
+analysis = services.analysis_from_path(actor=Actor.system(), path=sys.argv[1])
+job = services.job_create(actor=Actor.system(), analysis=analysis)
+queued = time.monotonic()
+worker = subprocess.Popen([sys.executable, "manage.py", "worker", "--interval", "1"])
+samples = []
+try:
+    while True:
+        row = ImportJob.objects.values_list("state", "phase", "cursor").get(pk=job.pk)
+        samples.append((time.monotonic(), *row))
+        if row[0] not in ("queued", "running"):
+            break
+        time.sleep(0.25)
+finally:
+    worker.send_signal(signal.SIGTERM)
+    worker.wait()
+gaps, since, last = [], queued, None
+for moment, state, phase, cursor in samples:
+    if (phase, cursor) != last:
+        if moment - since > 2:
+            gaps.append(round(moment - since, 1))
+        since, last = moment, (phase, cursor)
+print(json.dumps({"state": samples[-1][1], "seconds": samples[-1][0] - started, "analysis": queued - started,
+                  "stalled": round(sum(gaps), 1), "longestStall": max(gaps, default=0), "stalls": len(gaps)}))
+"""
+
+
+def worker_run(path: Path, database_url: str, posts: int, work: Path, slice_seconds: int) -> dict:
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DJANGO_SETTINGS_MODULE": "cms_project.settings",
+        "CMS_IMPORT_DIR": str(work / "imports"),
+        "CMS_IMPORT_WORKER_SLICE_SECONDS": str(slice_seconds),
+        "CMS_REQUEST_LOG": "false",
+        "CMS_LOG_LEVEL": "WARNING",
+        "CMS_VAR_DIR": str(work / "var"),
+    }
+    if database_url.startswith("postgres"):
+        _fresh_database(database_url)
+    else:
+        Path(urlsplit(database_url).path[1:]).unlink(missing_ok=True)
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER, str(path)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"The worker import failed:\n{done.stdout}\n{done.stderr[-3000:]}")
+    run = json.loads(done.stdout.strip().splitlines()[-1])
+    if run["state"] != "completed":
+        raise SystemExit(f"The worker import ended {run['state']}:\n{done.stderr[-3000:]}")
+    return {"posts": posts, "slice": slice_seconds, "seconds": round(run["seconds"], 1),
+            "postsPerSecond": round(posts / run["seconds"]), "stalledSeconds": run["stalled"],
+            "longestStall": run["longestStall"], "stalls": run["stalls"]}  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -150,6 +227,10 @@ def main() -> None:
     parser.add_argument("--large", type=int, default=100_000, help="Posts of the file read for peak memory.")
     parser.add_argument("--db", default="sqlite,postgres")
     parser.add_argument("--pg", default=os.environ.get("BENCH_PG_URL", PG_DEFAULT))
+    parser.add_argument("--worker", action="store_true", help="Also import through the worker, in slices.")
+    parser.add_argument(
+        "--slice", type=int, default=60, help="The worker's slice in seconds (with --worker)."
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="cms-import-bench-") as directory:
         work = Path(directory)
@@ -167,6 +248,11 @@ def main() -> None:
             url = f"sqlite:///{work / 'bench.sqlite3'}" if db == "sqlite" else args.pg
             results["imports"][db] = import_run(path, url, args.posts, work)
             print(db, results["imports"][db], flush=True)
+            if args.worker:
+                results.setdefault("workerImports", {})[db] = worker_run(
+                    path, url, args.posts, work, args.slice
+                )
+                print(db, "worker", results["workerImports"][db], flush=True)
         if args.large:
             large = write_wxr(work / f"posts-{args.large}.xml", args.large)
             results["large"] = {
@@ -194,6 +280,12 @@ def _write_table(results: dict) -> None:
             f"| Import end to end, {db} | {run['seconds']} s, **{run['postsPerSecond']} posts/s** "
             f"({run['postsPerSecond'] / convert:.0%} of the bare convert rate), peak {run['peakMB']} MB "
             f"(of which the reader process {run.get('readerPeakMB', 0)} MB) |"
+        )
+    for db, run in results.get("workerImports", {}).items():
+        rows.append(
+            f"| Import through the worker, {db}, slices of {run['slice']} s | {run['seconds']} s, "
+            f"**{run['postsPerSecond']} posts/s**, no progress for {run['stalledSeconds']} s "
+            f"({run['stalls']} pauses, the longest {run['longestStall']} s) |"
         )
     if "large" in results:
         large = results["large"]
