@@ -63,6 +63,7 @@ logger = logging.getLogger("cms.importer")
 
 PHASES = ("start", "terms", "items", "links", "media", "done")
 MAX_LISTED = 500
+LEASE_RENEWAL_SECONDS = 5.0  # at most; a quarter of CMS_IMPORT_LEASE_SECONDS when that is shorter
 DB_LOST = (OperationalError, InterfaceError)
 
 
@@ -134,6 +135,7 @@ class Runner:
         self.deadline = deadline
         # Where the slice's records come from and, when it ends, go: the worker keeps them for the next slice.
         self.reader = reader
+        self.renewed = time.monotonic()
         self.careful = True
         self.slugs = BatchSlugs([], [])
         self.system = Actor.system()
@@ -513,6 +515,7 @@ class Runner:
             if isinstance(record, ImportItem):
                 position += 1
                 if position <= self.job.cursor:
+                    self._alive()
                     continue
                 batch.append(record)
                 if len(batch) >= batch_size:
@@ -535,6 +538,20 @@ class Runner:
             elif isinstance(record, SiteInfo):
                 continue
         self._commit(batch, position, loose_terms)
+
+    def _alive(self) -> None:
+        """Outside any batch, in work that commits nothing for long (reading the export up to the cursor, media
+        downloads): renew the job's lease every few seconds, or another worker would take the job for a dead
+        worker's and run it too; its ``updatedAt`` shows it moving meanwhile."""
+        if self._renewal_due():
+            ImportJob.objects.filter(pk=self.job.pk).update(updated_at=now())
+
+    def _renewal_due(self) -> bool:
+        moment = time.monotonic()
+        if moment - self.renewed < min(LEASE_RENEWAL_SECONDS, settings.CMS_IMPORT_LEASE_SECONDS / 4):
+            return False
+        self.renewed = moment
+        return True
 
     def _records_from_cursor(self) -> tuple[Iterator[Any], int]:
         """The records to read and how many items precede them: the previous slice's open reader when it stopped at
@@ -1376,7 +1393,16 @@ class Runner:
             for record in ImportRecord.objects.filter(site=self.site, kind="attachment").order_by("source_id")
             if record.payload.get("url")
         ]
-        result = services.media_import(actor=self.system, attachments=attachments, site=self.site)
+
+        def downloaded(event: dict[str, Any]) -> None:
+            # The job's answer shows the downloads going on (each can take seconds), and its lease is renewed.
+            if self._renewal_due():
+                self.media = {"current": event["current"], "total": event["total"]}
+                self.save()
+
+        result = services.media_import(
+            actor=self.system, attachments=attachments, site=self.site, progress=downloaded
+        )
         self.media = {"imported": result["imported"], "failed": result["failed"][:MAX_LISTED]}
         self.counters["media"] = result["imported"]
         if result["urlMap"]:

@@ -295,7 +295,9 @@ class ImportSummaryOut(serializers.Serializer):
     warningCount = serializers.IntegerField()
     failed = ImportFailedItemOut(many=True)
     skipped = ImportSkippedOut(many=True)
-    media = serializers.DictField(help_text="{imported, failed, urlsRewritten} when media were imported.")
+    media = serializers.DictField(
+        help_text="{imported, failed, urlsRewritten} when media were imported; {current, total} while they download."
+    )
 
 
 class ImportJobErrorOut(serializers.Serializer):

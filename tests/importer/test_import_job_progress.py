@@ -1,0 +1,80 @@
+"""A job shows that it is alive in its parts that commit nothing for long: reading the export up to its cursor, and
+media downloads. Otherwise its status stood still and, past ``CMS_IMPORT_LEASE_SECONDS``, another worker could take
+it for a dead worker's job and run it at the same time."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from apps.core import events
+from apps.importer import pipeline
+from apps.importer.models import ImportJob
+from apps.importer.sources import wxr as wxr_reader
+from tests.factories import png_bytes
+from tests.importer.helpers import EXECUTE, analyze, job_url, post, wxr
+from tests.importer.test_import_media import attachment
+
+
+@pytest.fixture
+def renew_always(monkeypatch):
+    # Every chance to renew is taken, so the test needs no clock.
+    monkeypatch.setattr(pipeline, "LEASE_RENEWAL_SECONDS", 0, raising=False)
+
+
+def test_reading_up_to_the_cursor_renews_the_lease(
+    transactional_db, admin_api, settings, monkeypatch, renew_always
+):
+    settings.CMS_IMPORT_SYNC_MAX_BYTES = 10
+    settings.CMS_IMPORT_READ_AHEAD_BYTES = 10**12
+    settings.CMS_IMPORT_BATCH_SIZE = 5
+    settings.CMS_IMPORT_WORKER_SLICE_SECONDS = 0
+    analysis = analyze(admin_api, content=wxr("".join(post(n, slug=f"post-{n}") for n in range(1, 8))))
+    response = admin_api.post(EXECUTE, {"analysisId": analysis["analysisId"]}, format="json")
+    job_id = response.json()["data"]["id"]
+    # A worker imports five items and stops; the next one reads the export from its start.
+    call_command("worker", "--once", stdout=StringIO())
+    assert admin_api.get(job_url(job_id)).json()["data"]["progress"]["current"] == 5
+    seen = []
+    convert = wxr_reader.content_to_portable_text
+
+    def converting(raw):
+        seen.append(ImportJob.objects.values_list("updated_at", flat=True).get(pk=job_id))
+        return convert(raw)
+
+    monkeypatch.setattr(wxr_reader, "content_to_portable_text", converting)
+
+    call_command("worker", "--once", stdout=StringIO())
+
+    # Items 1 to 5 are read to be skipped; the lease moves on while they are.
+    skipped = seen[:6]
+    assert skipped == sorted(skipped) and len(set(skipped)) == len(skipped)
+    job = admin_api.get(job_url(job_id)).json()["data"]
+    assert (job["state"], job["progress"]["current"]) == ("completed", 7)
+
+
+def test_media_downloads_show_in_the_job(admin_api, web, tmp_path, renew_always):
+    web.routes.update(
+        {f"/{name}.png": (200, png_bytes(color), {"Content-Type": "image/png"}) for name, color in
+         (("red", (200, 0, 0)), ("green", (0, 200, 0)), ("blue", (0, 0, 200)))}
+    )  # fmt: skip
+    items = "".join(attachment(10 + number, f"{web.base}/{name}.png") for number, name in
+                    enumerate(("red", "green", "blue")))  # fmt: skip
+    path = tmp_path / "export.xml"
+    path.write_bytes(wxr(items + post(1)))
+    seen = []
+
+    def uploaded(sender, media, **kwargs):
+        seen.append(ImportJob.objects.get().summary.get("media"))
+
+    events.media_changed.connect(uploaded)
+    try:
+        call_command("import_wxr", str(path), "--media", "--no-progress", stdout=StringIO())
+    finally:
+        events.media_changed.disconnect(uploaded)
+
+    # As each file is stored, the job already says how many came before it.
+    assert seen == [{}, {"current": 1, "total": 3}, {"current": 2, "total": 3}]
+    assert ImportJob.objects.get().summary["media"]["imported"] == 3
