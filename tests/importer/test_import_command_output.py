@@ -280,3 +280,24 @@ def test_media_failures_are_grouped_by_reason_with_examples(admin_api, web, tmp_
         urls[27]: "blocked",
         urls[28]: "unreachable",
     }
+
+
+def test_a_stopped_job_says_why_once(admin_api, web, tmp_path, settings):
+    # Its error was printed in the report and again as the command's error.
+    settings.CMS_MEDIA_QUOTA_BYTES = 10
+    web.routes["/red.png"] = (200, png_bytes(), {"Content-Type": "image/png"})
+    path = export(tmp_path, posts=1, items=attachment(9, f"{web.base}/red.png"))
+    out = StringIO()
+
+    with pytest.raises(CommandError) as error:
+        call_command("import_wxr", path, "--media", "--no-progress", stdout=out)
+
+    job = ImportJob.objects.get()
+    assert job.state == "failed"
+    # The message already states the usage its details hold.
+    assert job.error["details"] == {"usedBytes": 0, "quotaBytes": 10, "neededBytes": len(png_bytes())}
+    assert str(error.value) == (
+        f"The import failed: STORAGE_QUOTA_EXCEEDED: {job.error['message']} Resume it with --resume {job.pk} once "
+        "that is dealt with."
+    )
+    assert job.error["message"] not in out.getvalue()

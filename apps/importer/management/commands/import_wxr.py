@@ -93,7 +93,8 @@ class Command(BaseCommand):
             error = job.error or {}
             reason = error_text(CmsError(error.get("message"), details=error.get("details")))
             raise CommandError(
-                f"The import {job.state}: {error.get('code', '')}: {reason} Resume it with --resume {job.pk}."
+                f"The import {job.state}: {error.get('code', '')}: {reason} Resume it with --resume {job.pk} "
+                f"once that is dealt with."
             )
 
     # --- options ----------------------------------------------------------------------------------------------------
@@ -243,4 +244,4 @@ def error_text(error: CmsError) -> str:
     if details and error.message == summarize(details):
         return "\n".join(f"{_option(key)}: {value}" for key, value in details.items())
     extra = [f"{_option(key)}: {value}" for key, value in details.items() if str(value) not in error.message]
-    return " ".join([error.message, *extra])
+    return f"{error.message} ({'; '.join(extra)})" if extra else error.message
