@@ -312,10 +312,8 @@ def _sliced_job(admin_api, settings, monkeypatch) -> tuple[str, list[str]]:
     # Read in this process, where the conversions can be counted.
     settings.CMS_IMPORT_READ_AHEAD_BYTES = 10**12
     converted: list[str] = []
-    convert = wxr_reader.content_to_portable_text
-    monkeypatch.setattr(
-        wxr_reader, "content_to_portable_text", lambda raw: converted.append(raw) or convert(raw)
-    )
+    convert = wxr_reader.convert_post
+    monkeypatch.setattr(wxr_reader, "convert_post", lambda raw: converted.append(raw) or convert(raw))
     # Ann is declared in the header only: the slices after the first must still know her name.
     header = (
         "<wp:author><wp:author_login>ann</wp:author_login><wp:author_email>ann@example.test</wp:author_email>"

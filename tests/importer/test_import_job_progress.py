@@ -38,13 +38,13 @@ def test_reading_up_to_the_cursor_renews_the_lease(
     call_command("worker", "--once", stdout=StringIO())
     assert admin_api.get(job_url(job_id)).json()["data"]["progress"]["current"] == 5
     seen = []
-    convert = wxr_reader.content_to_portable_text
+    convert = wxr_reader.convert_post
 
     def converting(raw):
         seen.append(ImportJob.objects.values_list("updated_at", flat=True).get(pk=job_id))
         return convert(raw)
 
-    monkeypatch.setattr(wxr_reader, "content_to_portable_text", converting)
+    monkeypatch.setattr(wxr_reader, "convert_post", converting)
 
     call_command("worker", "--once", stdout=StringIO())
 

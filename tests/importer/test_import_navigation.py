@@ -16,7 +16,9 @@ def tree(items: list[dict]) -> list:
         (
             item["type"],
             item["label"],
-            item["url"] if item["type"] == "custom" else f"{item['referenceCollection']}/{item['slug']}",
+            item["url"]
+            if item["type"] == "custom"
+            else f"{item['referenceCollection']}/{item['target']['slug']}",
             tree(item["children"]),
         )
         for item in items
