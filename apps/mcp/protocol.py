@@ -40,6 +40,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import Actor
+from apps.core import shapes
 from apps.core.api.exceptions import to_cms_error
 from apps.core.api.parsers import json_problem
 from apps.core.errors import CmsError, Forbidden, ServiceUnavailable, Unauthorized, ValidationError
@@ -267,17 +268,8 @@ def dispatch(actor: Actor, message: Message) -> dict[str, Any]:
 
 
 def _argument_problems(tool: registry.Tool, exc: PydanticValidationError) -> dict[str, str]:
-    allowed = ", ".join(sorted(tool.schema.get("properties", {}))) or "none"
-    problems: dict[str, str] = {}
-    for error in exc.errors():
-        path = ".".join(str(part) for part in error["loc"]) or "arguments"
-        if error["type"] == "extra_forbidden" and len(error["loc"]) == 1:
-            problems[path] = f"Unknown argument; allowed: {allowed}."
-        elif error["type"] == "missing":
-            problems[path] = "Required."
-        else:
-            problems[path] = error["msg"].rstrip(".") + "."
-    return problems
+    # The same wording as REST's answers for the same model (apps/core/shapes.py).
+    return shapes.problems(tool.input_model, exc, what="argument")
 
 
 def _plugin_arguments(tool: registry.Tool, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -285,7 +277,9 @@ def _plugin_arguments(tool: registry.Tool, arguments: dict[str, Any]) -> dict[st
     plugin itself."""
     schema = tool.raw_schema or {}
     properties = schema.get("properties") or {}
-    problems = {name: "Required." for name in schema.get("required", []) if name not in arguments}
+    problems = {
+        name: "This field is required." for name in schema.get("required", []) if name not in arguments
+    }
     if schema.get("additionalProperties") is False:
         allowed = ", ".join(sorted(properties)) or "none"
         problems.update(

@@ -19,18 +19,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.apps import apps as django_apps
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from apps.accounts.models import Role
+from apps.accounts.permissions import rule_for
+from apps.core.shapes import Input
 
 # Plugin tool names are namespaced with their plugin id: `callout__insert`.
 PLUGIN_SEPARATOR = "__"
 
 
-class ToolInput(BaseModel):
-    """Base of every tool's input model: unknown arguments are an error, never silently dropped."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=False)
+# TRANSITIONAL: tools still declaring their own pydantic model subclass this alias of the shared input base.
+ToolInput = Input
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,11 @@ class Tool:
     title: str
     description: str
     handler: Callable[[Any, Any], Any]
-    scope: str
-    min_role: int = Role.SUBSCRIBER
+    # The permission operation (apps/accounts/permissions.py) whose rule gives the scope and role a caller needs.
+    operation: str | None = None
+    # Plugin tools (and, TRANSITIONAL, built-in tools not yet naming an operation) state scope and role themselves.
+    declared_scope: str | None = None
+    declared_role: int = Role.SUBSCRIBER
     input_model: type[BaseModel] | None = None
     # Plugin tools bring a JSON Schema instead of a model.
     raw_schema: dict | None = None
@@ -49,6 +52,15 @@ class Tool:
     idempotent: bool | None = None
     plugin: str | None = None
     schema: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def scope(self) -> str | None:
+        # Read from the table at call time: domains register their rules in AppConfig.ready, in any order.
+        return rule_for(self.operation).scope if self.operation else self.declared_scope
+
+    @property
+    def min_role(self) -> int:
+        return rule_for(self.operation).min_role if self.operation else self.declared_role
 
     def annotations(self) -> dict[str, Any]:
         annotations: dict[str, Any] = {"title": self.title, "readOnlyHint": self.read_only}
@@ -132,9 +144,10 @@ def tool(
     name: str,
     *,
     title: str,
-    scope: str,
     input: type[BaseModel],
-    min_role: int = Role.SUBSCRIBER,
+    operation: str | None = None,
+    scope: str | None = None,
+    min_role: int | None = None,
     read_only: bool = False,
     destructive: bool = False,
     idempotent: bool | None = None,
@@ -147,13 +160,23 @@ def tool(
             raise ValueError(f"tool {name} needs a docstring: it is the description a model reads")
         if name in _tools:
             raise ValueError(f"tool {name} is registered twice")
+        if operation is not None:
+            if scope is not None or min_role is not None:
+                raise ValueError(
+                    f"tool {name}: scope and role come from operation {operation!r}, not the tool"
+                )
+            tool_scope, tool_role = None, Role.SUBSCRIBER
+        else:
+            # TRANSITIONAL: until every tool names its operation.
+            tool_scope, tool_role = scope, Role.SUBSCRIBER if min_role is None else min_role
         _tools[name] = Tool(
             name=name,
             title=title,
             description=description,
             handler=handler,
-            scope=scope,
-            min_role=min_role,
+            declared_scope=tool_scope,
+            declared_role=tool_role,
+            operation=operation,
             input_model=input,
             read_only=read_only,
             destructive=destructive,
@@ -185,8 +208,8 @@ def _plugin_tool(plugin_id: str, contribution) -> Tool:
         title=getattr(contribution, "title", None) or contribution.name.replace("_", " ").capitalize(),
         description=contribution.description,
         handler=contribution.handler,
-        scope=contribution.scope,
-        min_role=contribution.min_role,
+        declared_scope=contribution.scope,
+        declared_role=contribution.min_role,
         raw_schema=schema,
         read_only=contribution.read_only,
         destructive=contribution.destructive,

@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from apps.accounts.permissions import Actor, authorize
 from apps.content.models import Entry, Status
+from apps.content.selectors import can_read_drafts
 from apps.core.db import JsonKey
 from apps.core.errors import NotFound
 from apps.menus.models import ItemType, Menu, MenuItem
@@ -63,11 +65,28 @@ class ResolvedItem:
         return self.item.type != ItemType.CUSTOM and (self.target is None or not self.target.public)
 
 
-def menu_list() -> list[Menu]:
+def menu_list(*, actor: Actor | None) -> list[Menu]:
+    authorize(actor, "menus.read")
     return list(Menu.objects.order_by("name"))
 
 
+def menu_read(*, actor: Actor | None, name: str) -> tuple[Menu, list[ResolvedItem]]:
+    """A menu and its item tree as ``actor`` may see it (drafts' titles only for those who may read drafts)."""
+    authorize(actor, "menus.read")
+    return menu_as_seen(actor=actor, menu=menu_get(name=name))
+
+
+def menu_as_seen(*, actor: Actor | None, menu: Menu) -> tuple[Menu, list[ResolvedItem]]:
+    """The menu as ``actor`` sees it, without a read check: the answer to a write the actor was allowed to make."""
+    return menu, menu_tree(menu=menu, drafts=can_read_drafts(actor))
+
+
+def item_as_seen(*, actor: Actor | None, item: MenuItem) -> ResolvedItem:
+    return resolve([item], drafts=can_read_drafts(actor))[0]
+
+
 def menu_get(*, name: str) -> Menu:
+    """The menu named ``name`` for a service to act on (the service authorizes), or NOT_FOUND naming the others."""
     menu = Menu.objects.filter(name=name).first()
     if menu is None:
         known = ", ".join(Menu.objects.order_by("name").values_list("name", flat=True)[:50]) or "none yet"

@@ -41,7 +41,7 @@ def test_search_refusals(admin_mcp, mcp_for, recipes):
     assert text.startswith("[VALIDATION_ERROR] ")
     assert list(error["details"]) == ["collections"]
     text, error = admin_mcp.fails("search", {"query": "lemon", "limit": 51})
-    assert error["details"] == {"limit": "Input should be less than or equal to 50."}
+    assert error["details"] == {"limit": "Ensure this value is less than or equal to 50."}
     reader = mcp_for(Role.SUBSCRIBER, ["content:read"])
     assert [item["title"] for item in reader.ok("search", {"query": "lemonade"})["items"]] == ["Lemonade"]
     refused = reader.refused("search", {"query": "secret", "status": "draft"})

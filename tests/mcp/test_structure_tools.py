@@ -252,8 +252,8 @@ def test_settings(admin_mcp, admin_api, mcp_for):
         before["tagline"],
     )
     text, error = admin_mcp.fails("settings_update", {"postsPerPage": 0})
-    assert text == "[VALIDATION_ERROR] postsPerPage: Input should be greater than or equal to 1."
-    assert error["details"] == {"postsPerPage": "Input should be greater than or equal to 1."}
+    assert text == "[VALIDATION_ERROR] postsPerPage: Ensure this value is greater than or equal to 1."
+    assert error["details"] == {"postsPerPage": "Ensure this value is greater than or equal to 1."}
     editor = mcp_for(Role.EDITOR, ["content:read", "content:write"])
     assert editor.ok("settings_get")["siteTitle"] == "Agents' blog"
     assert (

@@ -51,7 +51,7 @@ def test_an_unknown_argument_is_refused_not_dropped(admin_mcp, tool):
     allowed = ", ".join(sorted(tool.schema["properties"])) or "none"
     assert error["details"]["bogus"] == f"Unknown argument; allowed: {allowed}."
     required = set(tool.schema.get("required", []))
-    assert {key for key, value in error["details"].items() if value == "Required."} == required
+    assert {key for key, value in error["details"].items() if value == "This field is required."} == required
 
 
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda tool: tool.name)

@@ -46,7 +46,7 @@ def test_create_list_get_update_delete_a_menu(admin_api, primary):
         "createdAt": primary["createdAt"],
         "updatedAt": primary["updatedAt"],
     }
-    assert admin_api.get(MENUS).json() == {"success": True, "data": {"items": [primary]}}
+    assert admin_api.get(MENUS).json() == {"success": True, "data": {"items": [primary], "nextCursor": None}}
     assert admin_api.get(f"{MENUS}/primary").json()["data"] == {**primary, "items": []}
     renamed = admin_api.put(f"{MENUS}/primary", {"label": "Top"}, format="json")
     assert renamed.json()["data"]["label"] == "Top"

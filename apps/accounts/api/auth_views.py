@@ -51,9 +51,9 @@ from apps.accounts.permissions import SCOPES, actor_from_request
 from apps.accounts.services.magic_links import MESSAGES as LINK_MESSAGES
 from apps.accounts.sessions import safe_next, sign_in, sign_out
 from apps.core import ratelimit
-from apps.core.api.serializers import SuccessFlagSerializer
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
 from apps.core.errors import ValidationError
+from apps.core.presenters import SuccessFlagOut
 
 LINK_SENT = (
     "If an account exists for that address, a sign-in link is on its way. It works once, for 10 minutes."
@@ -134,9 +134,7 @@ class PasskeyVerifyView(CmsAPIView):
 
 
 class LogoutView(CmsAPIView):
-    @endpoint(
-        "public", body=EmptyIn, response=SuccessFlagSerializer, errors=(403,), summary="End the session"
-    )
+    @endpoint("public", body=EmptyIn, response=SuccessFlagOut, errors=(403,), summary="End the session")
     def post(self, request):
         sign_out(request)
         return ok({"success": True})
@@ -319,7 +317,7 @@ class PasskeyViewSet(CmsViewSet):
 
     @endpoint(
         "account.manage",
-        response=SuccessFlagSerializer,
+        response=SuccessFlagOut,
         errors=(409,),
         summary="Remove a passkey (not your last one)",
     )

@@ -11,9 +11,10 @@ from apps.accounts.api.serializers import (
     present_token,
 )
 from apps.accounts.permissions import actor_from_request
-from apps.core.api.serializers import SuccessFlagSerializer, paged
+from apps.core.api.serializers import paged
 from apps.core.api.views import CmsViewSet, endpoint, ok
 from apps.core.errors import NotFound, ValidationError
+from apps.core.presenters import SuccessFlagOut
 
 
 class ApiTokenViewSet(CmsViewSet):
@@ -49,7 +50,7 @@ class ApiTokenViewSet(CmsViewSet):
         )
         return ok({"item": present_token(token), "token": raw}, status=201)
 
-    @endpoint("tokens.manage", response=SuccessFlagSerializer, summary="Revoke an API token")
+    @endpoint("tokens.manage", response=SuccessFlagOut, summary="Revoke an API token")
     def destroy(self, request, pk: str):
         services.api_token_revoke(actor=actor_from_request(request), token_id=pk)
         return ok({"success": True})

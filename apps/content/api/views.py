@@ -31,10 +31,11 @@ from apps.content.api.serializers import (
     present_revision,
 )
 from apps.content.models import Byline, Entry
-from apps.core.api.serializers import SuccessFlagSerializer, paged
+from apps.core.api.serializers import paged
 from apps.core.api.views import CmsViewSet, endpoint, ok
 from apps.core.errors import NotFound, ValidationError
 from apps.core.pagination import SortKey, keyset_page
+from apps.core.presenters import SuccessFlagOut
 from apps.schema import selectors as schema_selectors
 from apps.taxonomy import selectors as taxonomy_selectors
 
@@ -159,7 +160,7 @@ class EntryViewSet(CmsViewSet):
 
     @endpoint(
         "content.delete",
-        response=SuccessFlagSerializer,
+        response=SuccessFlagOut,
         error_code="CONTENT_DELETE_ERROR",
         summary="Move an entry to the trash",
     )
@@ -234,7 +235,7 @@ class EntryViewSet(CmsViewSet):
 
     @endpoint(
         "content.delete_permanent",
-        response=SuccessFlagSerializer,
+        response=SuccessFlagOut,
         error_code="CONTENT_DELETE_ERROR",
         summary="Delete an entry in the trash for good",
     )
@@ -362,7 +363,7 @@ class BylineViewSet(CmsViewSet):
         )
         return ok(present_byline(byline))
 
-    @endpoint("bylines.manage", response=SuccessFlagSerializer, summary="Delete a byline")
+    @endpoint("bylines.manage", response=SuccessFlagOut, summary="Delete a byline")
     def destroy(self, request, pk: str):
         services.byline_delete(actor=actor_from_request(request), byline=self._get(pk))
         return ok({"success": True})

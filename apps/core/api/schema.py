@@ -8,13 +8,19 @@ served at ``/_cms/api/openapi.json`` and kept in ``docs/openapi.json`` (a test c
 from __future__ import annotations
 
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.plumbing import build_basic_type, build_parameter_type
+from drf_spectacular.plumbing import ResolvedComponent, build_basic_type, build_parameter_type
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
-from apps.core.api.serializers import DeepObjectField, ErrorEnvelopeSerializer, enveloped
+from apps.core import shapes
+from apps.core.api.serializers import DeepObjectField, enveloped
 from apps.core.api.views import BODY_METHODS, Endpoint
+from apps.core.presenters import ErrorEnvelopeOut
+
+COMPONENTS = "#/components/schemas/{model}"
+# Every shape that became a component, by name: two different shapes must not share one name.
+_named: dict[str, object] = {}
 
 ERROR_DESCRIPTIONS = {
     400: "Invalid input (VALIDATION_ERROR and the other 400 codes of SPEC §7).",
@@ -44,6 +50,88 @@ def only_api_paths(endpoints):
 
 
 class CmsAutoSchema(AutoSchema):
+    def _register(self, name: str, shape: object, schema: dict) -> dict:
+        known = _named.setdefault(name, shape)
+        if known is not shape and not (
+            isinstance(known, (shapes.Enveloped, shapes.Paged)) and name == known.__name__
+        ):
+            raise ValueError(f"two different shapes are both named {name}: {known!r} and {shape!r}")
+        self.registry.register_on_missing(
+            ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=schema)
+        )
+        return {"$ref": COMPONENTS.format(model=name)}
+
+    def shape_ref(self, shape) -> dict:
+        """A component for an input model, an output TypedDict or an envelope of one, and a reference to it."""
+        if isinstance(shape, shapes.Enveloped):
+            inner = self.shape_ref(shape.shape)
+            schema = {
+                "type": "object",
+                "properties": {"success": {"type": "boolean"}, "data": inner},
+                "required": ["success", "data"],
+            }
+            return self._register(shape.__name__, shape, schema)
+        if isinstance(shape, shapes.Paged):
+            schema = {
+                "type": "object",
+                "properties": {
+                    "items": {"type": "array", "items": self.shape_ref(shape.shape)},
+                    "nextCursor": {
+                        "anyOf": [{"type": "string"}, {"type": "null"}],
+                        "description": "Pass as `cursor` for the next page; null on the last page.",
+                    },
+                },
+                "required": ["items", "nextCursor"],
+            }
+            return self._register(shape.__name__, shape, schema)
+        schema = shapes.schema_of(shape, ref_template=COMPONENTS)
+        for name, definition in schema.pop("$defs", {}).items():
+            self.registry.register_on_missing(
+                ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=definition)
+            )
+        return self._register(shapes.shape_name(shape), shape, schema)
+
+    def _get_request_for_media_type(self, serializer, direction="request"):
+        if shapes.is_shape(serializer):
+            model = shapes.partial(serializer) if self.method == "PATCH" else serializer
+            ref = self.shape_ref(model)
+            required = any(info.is_required() for info in model.model_fields.values())
+            return ref, required
+        return super()._get_request_for_media_type(serializer, direction)
+
+    def _get_response_for_code(self, serializer, status_code, media_types=None, direction="response"):
+        if isinstance(serializer, OpenApiResponse) and shapes.is_shape(serializer.response):
+            serializer = OpenApiResponse(
+                response=self.shape_ref(serializer.response),
+                description=serializer.description,
+                examples=serializer.examples,
+            )
+        elif shapes.is_shape(serializer):
+            serializer = self.shape_ref(serializer)
+        return super()._get_response_for_code(serializer, status_code, media_types, direction)
+
+    def _shape_parameters(self, model) -> list[OpenApiParameter]:
+        parameters = []
+        properties = shapes.schema_of(model, ref_template=COMPONENTS)["properties"]
+        for name, info in model.model_fields.items():
+            schema = dict(properties[name])
+            description = schema.pop("description", "") or ""
+            deep = shapes._is_deep(info)
+            if deep:
+                schema = {"type": "object", "additionalProperties": {"type": "string"}}
+            parameters.append(
+                OpenApiParameter(
+                    name=name,
+                    type=schema,
+                    location=OpenApiParameter.QUERY,
+                    required=info.is_required(),
+                    description=description,
+                    style="deepObject" if deep else None,
+                    explode=True if deep or shapes.is_list_annotation(info.annotation) else None,
+                )
+            )
+        return parameters
+
     def _endpoint(self) -> Endpoint | None:
         name = getattr(self.view, "action", None) or self.method.lower()
         return getattr(getattr(self.view, name, None), "cms_endpoint", None)
@@ -63,6 +151,8 @@ class CmsAutoSchema(AutoSchema):
         spec = self._endpoint()
         if not (spec and spec.query):
             return super().get_override_parameters()
+        if shapes.is_shape(spec.query):
+            return self._shape_parameters(spec.query)
         # The serializer's fields become parameters; deep-object ones (``terms[category]=news``) are then redeclared
         # with their style, which the serializer alone cannot express.
         deep = [
@@ -96,7 +186,11 @@ class CmsAutoSchema(AutoSchema):
                 # Several representations: {media type: serializer or type}; JSON ones are enveloped.
                 responses.update(
                     {
-                        (status, media): enveloped(body) if media == "application/json" else body
+                        (status, media): (
+                            shapes.enveloped(body) if shapes.is_shape(body) else enveloped(body)
+                        )
+                        if media == "application/json"
+                        else body
                         for media, body in spec.response.items()
                     }
                 )
@@ -105,6 +199,8 @@ class CmsAutoSchema(AutoSchema):
                 success = spec.response
             elif spec.response is None:
                 success = OpenApiResponse(description="No content.")
+            elif shapes.is_shape(spec.response):
+                success = shapes.enveloped(spec.response)
             else:
                 success = enveloped(spec.response)
             responses[(status, spec.media_type) if spec.media_type else status] = success
@@ -125,9 +221,7 @@ class CmsAutoSchema(AutoSchema):
         # (status, media type) they add a representation (an HTML error page beside the JSON envelope).
         protocol_errors = dict(spec.error_bodies or {})
         for code in sorted(codes - set(protocol_errors)):
-            responses[code] = OpenApiResponse(
-                response=ErrorEnvelopeSerializer, description=ERROR_DESCRIPTIONS[code]
-            )
+            responses[code] = OpenApiResponse(response=ErrorEnvelopeOut, description=ERROR_DESCRIPTIONS[code])
         responses.update(protocol_errors)
         return responses
 

@@ -23,7 +23,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSet
 
-from apps.core import ratelimit
+from apps.core import ratelimit, shapes
 from apps.core.api.renderers import JSONRenderer
 from apps.core.api.serializers import DeepObjectField
 from apps.core.errors import UnsupportedMediaType, ValidationError
@@ -143,7 +143,10 @@ class CmsViewMixin:
         )
         clean = _QUERY_CACHE.get(key)
         if clean is None:
-            clean = validated(spec.query, params, what="query parameter")
+            if shapes.is_shape(spec.query):
+                clean = _query_values(spec.query, params)
+            else:
+                clean = validated(spec.query, params, what="query parameter")
             if len(_QUERY_CACHE) >= _QUERY_CACHE_SIZE:
                 del _QUERY_CACHE[next(iter(_QUERY_CACHE))]
             _QUERY_CACHE[key] = clean
@@ -165,8 +168,28 @@ class CmsViewMixin:
             raise ValidationError(
                 "The request body must be a JSON object.", details={"body": "Expected a JSON object."}
             )
+        if shapes.is_shape(serializer_class):
+            model = shapes.partial(serializer_class) if request.method == "PATCH" else serializer_class
+            # Multipart bodies arrive as a QueryDict: one value per key unless the model takes a list.
+            if hasattr(data, "lists"):
+                data = _plain_form(model, data)
+            return shapes.validate(model, data).values()
         # PATCH changes only what it sends: required fields and defaults do not apply.
         return validated(serializer_class, data, what="field", partial=request.method == "PATCH")
+
+
+def _query_values(model, params: dict[str, Any]) -> dict[str, Any]:
+    # A parameter given once still fills a list field; one given twice for a single value is refused by the model.
+    lists = {name for name, info in model.model_fields.items() if shapes.is_list_annotation(info.annotation)}
+    params = {
+        name: [value] if name in lists and isinstance(value, str) else value for name, value in params.items()
+    }
+    return shapes.validate(model, params, what="query parameter").values()
+
+
+def _plain_form(model, data) -> dict[str, Any]:
+    lists = {name for name, info in model.model_fields.items() if shapes.is_list_annotation(info.annotation)}
+    return {key: values if key in lists else values[-1] for key, values in data.lists()}
 
 
 _QUERY_CACHE: dict[tuple, dict[str, Any]] = {}

@@ -28,9 +28,10 @@ from rest_framework.parsers import MultiPartParser
 
 from apps.accounts.permissions import actor_from_request
 from apps.core.api.parsers import JSONParser
-from apps.core.api.serializers import SuccessFlagSerializer, paged
+from apps.core.api.serializers import paged
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
 from apps.core.errors import NotFound
+from apps.core.presenters import SuccessFlagOut
 from apps.media import selectors, services, storage
 from apps.media.api.serializers import (
     MediaCreatedOut,
@@ -115,7 +116,7 @@ class MediaViewSet(UploadLimitMixin, CmsViewSet):
         )
         return ok(present_media(item))
 
-    @endpoint("media.delete", response=SuccessFlagSerializer, summary="Delete a media item and its file")
+    @endpoint("media.delete", response=SuccessFlagOut, summary="Delete a media item and its file")
     def destroy(self, request, pk: str):
         """The stored file is deleted too, unless another media record names the same file."""
         services.media_delete(actor=actor_from_request(request), item=selectors.media_get(media_id=pk))

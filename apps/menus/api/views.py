@@ -3,43 +3,37 @@
 from __future__ import annotations
 
 from apps.accounts.permissions import actor_from_request
-from apps.content.selectors import can_read_drafts
-from apps.core.api.serializers import SuccessFlagSerializer
 from apps.core.api.views import CmsViewSet, endpoint, ok
+from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.menus import selectors, services
-from apps.menus.api.serializers import (
+from apps.menus.inputs import MenuCreateIn, MenuItemIn, MenuItemUpdateIn, MenuUpdateIn, ReorderIn, item_values
+from apps.menus.presenters import (
     MenuDetailOut,
-    MenuIn,
-    MenuItemIn,
     MenuItemOut,
-    MenuItemUpdateIn,
     MenuListOut,
     MenuOut,
-    MenuUpdateIn,
-    ReorderIn,
-    item_values,
     present_item,
     present_menu,
     present_menu_detail,
+    present_menus,
 )
 
 
-def _detail(menu, request):
-    drafts = can_read_drafts(actor_from_request(request))
-    return present_menu_detail(menu, selectors.menu_tree(menu=menu, drafts=drafts))
+def _detail(request, name: str) -> MenuDetailOut:
+    return present_menu_detail(*selectors.menu_read(actor=actor_from_request(request), name=name))
 
 
-def _one_item(item, request) -> dict:
-    return present_item(selectors.resolve([item], drafts=can_read_drafts(actor_from_request(request)))[0])
+def _one_item(request, item) -> MenuItemOut:
+    return present_item(selectors.item_as_seen(actor=actor_from_request(request), item=item))
 
 
 class MenuViewSet(CmsViewSet):
     @endpoint("menus.read", response=MenuListOut, summary="List menus")
     def list(self, request):
-        return ok({"items": [present_menu(menu) for menu in selectors.menu_list()]})
+        return ok(present_menus(selectors.menu_list(actor=actor_from_request(request))))
 
     @endpoint(
-        "menus.write", body=MenuIn, response=MenuOut, status=201, errors=(409,), summary="Create a menu"
+        "menus.write", body=MenuCreateIn, response=MenuOut, status=201, errors=(409,), summary="Create a menu"
     )
     def create(self, request):
         menu = services.menu_create(actor=actor_from_request(request), **self.body)
@@ -47,7 +41,7 @@ class MenuViewSet(CmsViewSet):
 
     @endpoint("menus.read", response=MenuDetailOut, summary="Get a menu with its items, ordered and nested")
     def retrieve(self, request, name: str):
-        return ok(_detail(selectors.menu_get(name=name), request))
+        return ok(_detail(request, name))
 
     @endpoint("menus.write", body=MenuUpdateIn, response=MenuOut, summary="Rename a menu's label")
     def update(self, request, name: str):
@@ -62,10 +56,10 @@ class MenuViewSet(CmsViewSet):
     def partial_update(self, request, name: str):
         return self.update(request, name)
 
-    @endpoint("menus.write", response=SuccessFlagSerializer, summary="Delete a menu and its items")
+    @endpoint("menus.write", response=SuccessFlagOut, summary="Delete a menu and its items")
     def destroy(self, request, name: str):
         services.menu_delete(actor=actor_from_request(request), menu=selectors.menu_get(name=name))
-        return ok({"success": True})
+        return ok(SUCCESS)
 
     @endpoint("menus.write", body=ReorderIn, response=MenuDetailOut, summary="Move and reorder items")
     def reorder(self, request, name: str):
@@ -75,10 +69,10 @@ class MenuViewSet(CmsViewSet):
             {"id": item["id"], "parent_id": item["parentId"], "sort_order": item["sortOrder"]}
             for item in self.body["items"]
         ]
-        menu = services.menu_reorder(
+        services.menu_reorder(
             actor=actor_from_request(request), menu=selectors.menu_get(name=name), items=changes
         )
-        return ok(_detail(menu, request))
+        return ok(_detail(request, name))
 
 
 class MenuItemViewSet(CmsViewSet):
@@ -91,7 +85,7 @@ class MenuItemViewSet(CmsViewSet):
             menu=selectors.menu_get(name=name),
             values=item_values(self.body),
         )
-        return ok(_one_item(item, request), status=201)
+        return ok(_one_item(request, item), status=201)
 
     @endpoint("menus.write", body=MenuItemUpdateIn, response=MenuItemOut, summary="Update a menu item")
     def update(self, request, name: str, pk: str):
@@ -101,7 +95,7 @@ class MenuItemViewSet(CmsViewSet):
             item=selectors.menu_item_get(menu=menu, item_id=pk),
             changes=item_values(self.body),
         )
-        return ok(_one_item(item, request))
+        return ok(_one_item(request, item))
 
     @endpoint(
         "menus.write", body=MenuItemUpdateIn, response=MenuItemOut, summary="Update a menu item (as PUT)"
@@ -109,11 +103,11 @@ class MenuItemViewSet(CmsViewSet):
     def partial_update(self, request, name: str, pk: str):
         return self.update(request, name, pk)
 
-    @endpoint("menus.write", response=SuccessFlagSerializer, summary="Delete a menu item")
+    @endpoint("menus.write", response=SuccessFlagOut, summary="Delete a menu item")
     def destroy(self, request, name: str, pk: str):
         """Its children move up to its parent."""
         menu = selectors.menu_get(name=name)
         services.menu_item_delete(
             actor=actor_from_request(request), item=selectors.menu_item_get(menu=menu, item_id=pk)
         )
-        return ok({"success": True})
+        return ok(SUCCESS)

@@ -8,8 +8,8 @@ from rest_framework.renderers import BaseRenderer
 
 from apps.accounts.permissions import actor_from_request
 from apps.core.api.renderers import JSONRenderer
-from apps.core.api.serializers import SuccessFlagSerializer
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
+from apps.core.presenters import SuccessFlagOut
 from apps.schema import selectors, services, typescript
 from apps.schema.api.serializers import (
     CollectionCreateIn,
@@ -72,7 +72,7 @@ class CollectionViewSet(CmsViewSet):
     @endpoint(
         "schema.write",
         query=CollectionDeleteQuery,
-        response=SuccessFlagSerializer,
+        response=SuccessFlagOut,
         summary="Delete a collection",
     )
     def destroy(self, request, slug: str):
@@ -126,7 +126,7 @@ class FieldViewSet(CmsViewSet):
     def update(self, request, collection: str, field: str):
         return self.partial_update(request, collection, field)
 
-    @endpoint("schema.write", response=SuccessFlagSerializer, summary="Remove a field and its data")
+    @endpoint("schema.write", response=SuccessFlagOut, summary="Remove a field and its data")
     def destroy(self, request, collection: str, field: str):
         current = selectors.field_get(collection=selectors.collection_get(slug=collection), slug=field)
         services.field_delete(actor=actor_from_request(request), field=current)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from apps.accounts.permissions import actor_from_request
-from apps.core.api.serializers import SuccessFlagSerializer, paged
+from apps.core.api.serializers import paged
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
+from apps.core.presenters import SuccessFlagOut
 from apps.site import selectors, services
 from apps.site.api.serializers import (
     SETTING_NAMES,
@@ -70,7 +71,7 @@ class WidgetAreaViewSet(CmsViewSet):
     def partial_update(self, request, name: str):
         return self.update(request, name)
 
-    @endpoint("widgets.write", response=SuccessFlagSerializer, summary="Delete a widget area and its widgets")
+    @endpoint("widgets.write", response=SuccessFlagOut, summary="Delete a widget area and its widgets")
     def destroy(self, request, name: str):
         services.widget_area_delete(
             actor=actor_from_request(request), area=selectors.widget_area_get(name=name)
@@ -118,7 +119,7 @@ class WidgetViewSet(CmsViewSet):
     def partial_update(self, request, name: str, pk: str):
         return self.update(request, name, pk)
 
-    @endpoint("widgets.write", response=SuccessFlagSerializer, summary="Delete a widget")
+    @endpoint("widgets.write", response=SuccessFlagOut, summary="Delete a widget")
     def destroy(self, request, name: str, pk: str):
         area = selectors.widget_area_get(name=name)
         services.widget_delete(
@@ -176,7 +177,7 @@ class SectionViewSet(CmsViewSet):
     def partial_update(self, request, slug: str):
         return self.update(request, slug)
 
-    @endpoint("sections.write", response=SuccessFlagSerializer, summary="Delete a section")
+    @endpoint("sections.write", response=SuccessFlagOut, summary="Delete a section")
     def destroy(self, request, slug: str):
         services.section_delete(actor=actor_from_request(request), section=selectors.section_get(slug=slug))
         return ok({"success": True})

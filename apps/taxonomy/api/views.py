@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from apps.accounts.permissions import actor_from_request
 from apps.content import selectors as content_selectors
-from apps.core.api.serializers import SuccessFlagSerializer, paged
+from apps.core.api.serializers import paged
 from apps.core.api.views import CmsViewSet, endpoint, ok
 from apps.core.errors import NotFound
+from apps.core.presenters import SuccessFlagOut
 from apps.schema import selectors as schema_selectors
 from apps.taxonomy import selectors, services
 from apps.taxonomy.api.serializers import (
@@ -62,7 +63,7 @@ class TaxonomyViewSet(CmsViewSet):
     def partial_update(self, request, name: str):
         return self.update(request, name)
 
-    @endpoint("taxonomies.write", response=SuccessFlagSerializer, summary="Delete a taxonomy and its terms")
+    @endpoint("taxonomies.write", response=SuccessFlagOut, summary="Delete a taxonomy and its terms")
     def destroy(self, request, name: str):
         services.taxonomy_delete(
             actor=actor_from_request(request), taxonomy=selectors.taxonomy_get(name=name)
@@ -120,7 +121,7 @@ class TermViewSet(CmsViewSet):
     def partial_update(self, request, name: str, slug: str):
         return self.update(request, name, slug)
 
-    @endpoint("terms.manage", response=SuccessFlagSerializer, summary="Delete a term")
+    @endpoint("terms.manage", response=SuccessFlagOut, summary="Delete a term")
     def destroy(self, request, name: str, slug: str):
         """Entries lose the term; its children move up to its parent."""
         services.term_delete(

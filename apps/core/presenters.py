@@ -1,0 +1,29 @@
+"""Output shapes every domain shares: the error envelope and the bare success flag."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from apps.core.shapes import TypedDict
+
+
+class ErrorOut(TypedDict):
+    code: Annotated[str, Field(description="Machine-readable error code (SPEC §7), e.g. VALIDATION_ERROR.")]
+    message: Annotated[str, Field(description="What went wrong and how to fix it.")]
+    details: Annotated[
+        Any, Field(description="For VALIDATION_ERROR: each bad field mapped to what is expected.")
+    ]
+
+
+class ErrorEnvelopeOut(TypedDict):
+    success: Annotated[bool, Field(description="Always false.")]
+    error: ErrorOut
+
+
+class SuccessFlagOut(TypedDict):
+    success: Annotated[bool, Field(description="Always true.")]
+
+
+SUCCESS: SuccessFlagOut = {"success": True}

@@ -1,0 +1,420 @@
+"""Shapes: the one declaration of what an operation takes (an ``Input`` model) and answers (an ``Output`` TypedDict).
+
+Every face reads the same declarations: the REST base view validates query strings and bodies with the input model,
+the MCP registry publishes its JSON Schema as a tool's ``inputSchema`` and validates arguments with it, the OpenAPI
+document is generated from both kinds, and presenters return dicts typed by the output shapes.
+
+Inputs are pydantic models that refuse unknown keys and trim text, with DRF's lax coercions (query strings are
+text: ``"5"`` is a valid integer) and DRF's error wording, so a client sees the same message whichever face it used.
+Outputs are TypedDicts (``TypedDict`` from here: pydantic documents only typing_extensions' own before Python
+3.12): presenters build plain dicts (the hot path of every read), the shape documents them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from functools import cache
+from typing import Annotated, Any, Literal, get_args, get_origin
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    TypeAdapter,
+    WithJsonSchema,
+    create_model,
+)
+from pydantic import ValidationError as PydanticValidationError
+from pydantic.fields import FieldInfo
+from typing_extensions import TypedDict
+
+from apps.core.errors import ValidationError
+
+__all__ = [
+    "DateTime",
+    "DeepObject",
+    "Field",
+    "Input",
+    "JsonObject",
+    "Str",
+    "Text",
+    "TypedDict",
+    "Upload",
+    "choice",
+    "cursor_param",
+    "enveloped",
+    "limit_param",
+    "paged",
+    "partial",
+    "problems",
+    "validate",
+]
+
+
+def _no_forbidden_characters(value: str) -> str:
+    # PostgreSQL cannot store NUL in text, and lone surrogates cannot be encoded: refused on every face alike.
+    if "\x00" in value:
+        raise ValueError("Null characters are not allowed.")
+    surrogate = re.search("[\ud800-\udfff]", value)
+    if surrogate:
+        raise ValueError(f"Surrogate characters are not allowed: U+{ord(surrogate.group()):X}.")
+    return value
+
+
+# Text that must not be blank (after trimming), and text that may be.
+Str = Annotated[str, Field(min_length=1), AfterValidator(_no_forbidden_characters)]
+Text = Annotated[str, AfterValidator(_no_forbidden_characters)]
+JsonObject = dict[str, Any]
+
+
+def _date_only_is_midnight(value: Any) -> Any:
+    # A bare date (2026-01-31) is the start of that day, as DRF's DateTimeField never allowed but clients send.
+    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+        return value.strip() + "T00:00:00"
+    return value
+
+
+DateTime = Annotated[datetime, BeforeValidator(_date_only_is_midnight)]
+
+
+def _uploaded_file(value: Any) -> Any:
+    from django.core.files.uploadedfile import UploadedFile
+
+    if not isinstance(value, UploadedFile):
+        raise ValueError("The submitted data was not a file. Check the encoding type on the form.")
+    if not value.name:
+        raise ValueError("No filename could be determined.")
+    return value
+
+
+# A file part of a multipart body.
+Upload = Annotated[
+    Any, PlainValidator(_uploaded_file), WithJsonSchema({"type": "string", "format": "binary"})
+]
+
+
+def choice(*values: str) -> Any:
+    """A field taking one of ``values`` (an enum in the schemas)."""
+    return Literal[values]  # type: ignore[valid-type]
+
+
+class _DeepObject:
+    """Marks a query parameter written ``name[key]=value`` (OpenAPI ``style: deepObject``)."""
+
+
+# ``terms[category]=news``: the base view folds every ``name[…]`` parameter of such a field into one dict; a repeated
+# key's values are joined with commas.
+DeepObject = Annotated[
+    dict[str, Annotated[str, Field(max_length=500), AfterValidator(_no_forbidden_characters)]],
+    BeforeValidator(
+        lambda value: (
+            {key: ",".join(item) if isinstance(item, list) else item for key, item in value.items()}
+            if isinstance(value, dict)
+            else value
+        )
+    ),
+    _DeepObject(),
+]
+
+
+def limit_param(default: int, maximum: int = 100) -> Any:
+    return Field(default, ge=1, le=maximum, description=f"Page size, 1-{maximum}.")
+
+
+def cursor_param() -> Any:
+    return Field(
+        None, max_length=2000, description="The nextCursor of the previous page; omit for the first page."
+    )
+
+
+class Input(BaseModel):
+    """Base of every input model. Attribute names are the wire names (camelCase where the API uses it)."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, populate_by_name=False, frozen=False)
+
+    def sent(self) -> dict[str, Any]:
+        """Only the keys the client sent (what a PATCH changes), nested models as dicts."""
+        fields = type(self).model_fields
+        return {fields[name].alias or name: _plain(getattr(self, name)) for name in self.model_fields_set}
+
+    def values(self) -> dict[str, Any]:
+        """The keys sent, plus those with a default other than None (as DRF's ``validated_data``)."""
+        out = {}
+        for name, info in type(self).model_fields.items():
+            if name in self.model_fields_set or (info.default is not None and not info.is_required()):
+                out[info.alias or name] = _plain(getattr(self, name))
+        return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Input):
+        return value.values()
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+@cache
+def partial(model: type[Input]) -> type[Input]:
+    """``model`` with every field optional and without defaults: a PATCH changes only what it sends."""
+    fields = {}
+    for name, info in model.model_fields.items():
+        copied = FieldInfo.merge_field_infos(info, default=None)
+        fields[name] = (info.annotation, copied)
+    return create_model(f"Patched{model.__name__}", __base__=model, __doc__=model.__doc__, **fields)
+
+
+# --- validation ------------------------------------------------------------------------------------------------------
+
+
+def validate(model: type[Input], data: Any, *, what: str = "field") -> Input:
+    """Parse ``data`` with ``model`` or raise VALIDATION_ERROR naming each bad key by its dotted path."""
+    if not isinstance(data, Mapping):
+        raise ValidationError(
+            "The request body must be a JSON object.", details={"body": "Expected a JSON object."}
+        )
+    data = fold_deep_objects(model, data)
+    names = wire_names(model)
+    unknown = [key for key in data if key not in names]
+    if unknown:
+        allowed = ", ".join(sorted(names)) or "none"
+        raise ValidationError(details={key: f"Unknown {what}; allowed: {allowed}." for key in unknown})
+    try:
+        return model.model_validate(data)
+    except PydanticValidationError as exc:
+        raise ValidationError(details=problems(model, exc, what=what)) from None
+
+
+_DEEP_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[([^\[\]]+)\]$")
+
+
+def wire_names(model: Any) -> list[str]:
+    return [info.alias or name for name, info in getattr(model, "model_fields", {}).items()]
+
+
+def _is_deep(info: FieldInfo) -> bool:
+    return any(isinstance(item, _DeepObject) for item in info.metadata)
+
+
+def fold_deep_objects(model: type[Input], data: Mapping[str, Any]) -> Mapping[str, Any]:
+    deep = {name for name, info in model.model_fields.items() if _is_deep(info)}
+    if not deep:
+        return data
+    folded: dict[str, Any] = {}
+    for key, value in data.items():
+        match = _DEEP_KEY.match(key)
+        if match and match.group(1) in deep:
+            folded.setdefault(match.group(1), {})[match.group(2)] = value
+        else:
+            folded[key] = value
+    return folded
+
+
+def path_of(location: tuple) -> str:
+    # items.0.parentId: the services name nested problems the same way.
+    return ".".join(str(part) for part in location)
+
+
+def _model_at(model: Any, location: tuple) -> Any:
+    """The input model that holds the key at ``location`` (for naming what a nested object allows)."""
+    current = model
+    for part in location[:-1]:
+        if isinstance(part, int) or current is None:
+            continue
+        fields = getattr(current, "model_fields", {})
+        info = fields.get(part) or next((i for i in fields.values() if i.alias == part), None)
+        current = _inner_model(info.annotation) if info else None
+    return current
+
+
+def _inner_model(annotation: Any) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+_TYPE_NAMES = {
+    dict: "dict",
+    list: "list",
+    str: "str",
+    int: "int",
+    float: "float",
+    bool: "bool",
+    type(None): "NoneType",
+}
+
+
+def _message(model: Any, error: Mapping[str, Any], what: str) -> str:
+    kind = error["type"]
+    context = error.get("ctx") or {}
+    given = error.get("input")
+    if kind == "missing":
+        return "This field is required."
+    if kind == "extra_forbidden":
+        holder = _model_at(model, error["loc"])
+        allowed = ", ".join(sorted(wire_names(holder))) or "none"
+        return f"Unknown {what}; allowed: {allowed}."
+    if given is None and kind.endswith("_type"):
+        return "This field may not be null."
+    if kind == "string_too_short":
+        if context.get("min_length") == 1:
+            return "This field may not be blank."
+        return f"Ensure this field has at least {context['min_length']} characters."
+    if kind == "string_too_long":
+        return f"Ensure this field has no more than {context['max_length']} characters."
+    if kind == "string_type":
+        return "Not a valid string."
+    if kind == "string_pattern_mismatch":
+        return "This value does not match the required pattern."
+    if kind in {"int_parsing", "int_type", "int_from_float"}:
+        return "A valid integer is required."
+    if kind in {"float_parsing", "float_type"}:
+        return "A valid number is required."
+    if kind in {"bool_parsing", "bool_type"}:
+        return "Must be a valid boolean."
+    if kind == "greater_than_equal":
+        return f"Ensure this value is greater than or equal to {context['ge']}."
+    if kind == "less_than_equal":
+        return f"Ensure this value is less than or equal to {context['le']}."
+    if kind in {"literal_error", "enum"}:
+        return f'"{given}" is not a valid choice.'
+    if kind == "list_type":
+        return (
+            f'Expected a list of items but got type "{_TYPE_NAMES.get(type(given), type(given).__name__)}".'
+        )
+    if kind in {"dict_type", "model_type", "model_attributes_type"}:
+        return f"Invalid data. Expected a dictionary, but got {_TYPE_NAMES.get(type(given), type(given).__name__)}."
+    if kind == "too_short":
+        return f"Ensure this field has at least {context.get('min_length')} elements."
+    if kind == "too_long":
+        return f"Ensure this field has no more than {context.get('max_length')} elements."
+    if kind.startswith(("datetime", "date_", "time_")) or kind in {"date_parsing", "date_type"}:
+        return (
+            "Datetime has wrong format. Use one of these formats instead: "
+            "YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]."
+        )
+    if kind == "value_error":
+        return str(context.get("error") or error["msg"]).removeprefix("Value error, ")
+    if kind == "assertion_error":
+        return str(error["msg"]).removeprefix("Assertion failed, ")
+    return str(error["msg"]).rstrip(".") + "."
+
+
+def problems(model: Any, exc: PydanticValidationError, *, what: str = "field") -> dict[str, str]:
+    """pydantic's errors as ``{"dotted.path": "message"}`` in DRF's wording; several on one path are joined."""
+    found: dict[str, str] = {}
+    for error in exc.errors():
+        # A union tries each member; its member's name appears in the location, which a client never wrote.
+        location = tuple(part for part in error["loc"] if not _is_member_tag(part))
+        path = path_of(location) or "body"
+        message = _message(model, {**error, "loc": location}, what)
+        if path in found and message not in found[path]:
+            found[path] = f"{found[path]} {message}"
+        else:
+            found.setdefault(path, message)
+    return found
+
+
+def _is_member_tag(part: Any) -> bool:
+    return isinstance(part, str) and (
+        part.startswith(("function-", "literal[", "list[", "dict["))
+        or part in {"str", "int", "float", "bool", "none", "constrained-str"}
+    )
+
+
+# --- outputs and schemas ---------------------------------------------------------------------------------------------
+
+
+def _clean(node: Any) -> Any:
+    """pydantic's JSON Schema without generated titles and ``default: null``."""
+    if isinstance(node, dict):
+        cleaned = {}
+        for key, value in node.items():
+            if key == "title" and isinstance(value, str):
+                continue
+            if key == "default" and value is None:
+                continue
+            if key == "properties" and isinstance(value, dict):
+                cleaned[key] = {name: _clean(sub) for name, sub in value.items()}
+                continue
+            cleaned[key] = _clean(value)
+        return cleaned
+    if isinstance(node, list):
+        return [_clean(item) for item in node]
+    return node
+
+
+def schema_of(shape: Any, *, ref_template: str = "#/$defs/{model}", mode: str = "validation") -> dict:
+    """JSON Schema of an input model or an output TypedDict (``$defs`` for the shapes it names)."""
+    if isinstance(shape, type) and issubclass(shape, BaseModel):
+        raw = shape.model_json_schema(ref_template=ref_template, mode=mode)
+    else:
+        raw = TypeAdapter(shape).json_schema(ref_template=ref_template, mode="serialization")
+    schema = _clean(raw)
+    if isinstance(shape, type) and issubclass(shape, BaseModel):
+        schema["additionalProperties"] = False
+        for definition in schema.get("$defs", {}).values():
+            if "properties" in definition:
+                definition.setdefault("additionalProperties", False)
+    return schema
+
+
+def shape_name(shape: Any) -> str:
+    return getattr(shape, "__name__", None) or repr(shape)
+
+
+class Enveloped:
+    """``{success: true, data: <shape>}``."""
+
+    def __init__(self, shape: Any):
+        self.shape = shape
+        self.__name__ = shape_name(shape).removesuffix("Out") + "Response"
+
+
+class Paged:
+    """``{items: [<shape>], nextCursor}``: one page of a keyset-paginated list."""
+
+    def __init__(self, shape: Any):
+        self.shape = shape
+        self.__name__ = shape_name(shape).removesuffix("Out") + "Page"
+
+
+@cache
+def enveloped(shape: Any) -> Enveloped:
+    return Enveloped(shape)
+
+
+@cache
+def paged(shape: Any) -> Paged:
+    return Paged(shape)
+
+
+def is_shape(value: Any) -> bool:
+    """An input model, an output TypedDict or a wrapper of one (as opposed to a DRF serializer)."""
+    if isinstance(value, (Enveloped, Paged)):
+        return True
+    if isinstance(value, type) and issubclass(value, BaseModel):
+        return True
+    return _is_typeddict(value)
+
+
+def _is_typeddict(value: Any) -> bool:
+    return isinstance(value, type) and issubclass(value, dict) and hasattr(value, "__required_keys__")
+
+
+def is_list_annotation(annotation: Any) -> bool:
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return is_list_annotation(get_args(annotation)[0])
+    if origin is list:
+        return True
+    return any(is_list_annotation(arg) for arg in get_args(annotation) if arg is not type(None))
