@@ -1,6 +1,6 @@
 """Who may do what: one table of operations, each with the scope a token needs and the role a user needs.
 
-Two checks always apply (ARCHITECTURE §4): the credential's scopes (SPEC §5; a session has every scope) and the user's
+Two checks always apply (docs/architecture.md §4): the credential's scopes (SPEC §5; a session has every scope) and the user's
 role (10 subscriber … 50 admin). Some operations also distinguish the user's own objects from other people's: a
 contributor edits their own entries, an editor anyone's. REST views name their operation in ``@endpoint``; MCP tools
 and the admin pages name the same operations, so all faces enforce the same rules. An operation missing from the

@@ -1,4 +1,4 @@
-"""The sign-in pages under /_cms/admin/ (ARCHITECTURE §1); the consent page is mounted at /_cms/oauth/authorize."""
+"""The sign-in pages under /_cms/admin/ (docs/architecture.md §1); the consent page is mounted at /_cms/oauth/authorize."""
 
 from django.urls import path
 

@@ -1,4 +1,4 @@
-"""Entries, their revisions and their byline credits (ARCHITECTURE §3).
+"""Entries, their revisions and their byline credits (docs/architecture.md §3).
 
 All collections share one entries table: the fields live in ``data`` (the working copy editors change) and
 ``live_data`` (the published snapshot the public reads, null until first published). Trash is ``deleted_at``, not a

@@ -1,4 +1,4 @@
-"""Domain events, dispatched synchronously inside the writer's transaction (ARCHITECTURE §7).
+"""Domain events, dispatched synchronously inside the writer's transaction (docs/architecture.md §7).
 
 A lower app announces what happened; higher apps (content, search, plugins, audit) subscribe in
 ``AppConfig.ready()``. Django's signals are the dispatcher, sent with ``send`` (not ``send_robust``): a receiver that

@@ -1,4 +1,4 @@
-"""Keyset (cursor) pagination shared by REST and MCP (ARCHITECTURE §4).
+"""Keyset (cursor) pagination shared by REST and MCP (docs/architecture.md §4).
 
 A page is ordered by one or more sort keys ending in a unique one (the id), so the order is total and stable under
 concurrent inserts. The cursor is the last row's key values, signed with the secret key and bound to the ordering it

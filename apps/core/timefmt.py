@@ -1,4 +1,4 @@
-"""The wire format for instants: ISO 8601 in UTC with milliseconds and ``Z`` (ARCHITECTURE §3)."""
+"""The wire format for instants: ISO 8601 in UTC with milliseconds and ``Z`` (docs/architecture.md §3)."""
 
 from datetime import UTC, datetime
 

@@ -7,7 +7,7 @@ know is refused instead of being dropped (CONVENTIONS 5). Plugin tools come from
 plugin is enabled and are named ``<pluginId>__<name>``.
 
 Like the plugin registry, this module imports no domain app beyond the accounts layer (roles) that every face uses
-(ARCHITECTURE §7): the domains register into it.
+(docs/architecture.md §7): the domains register into it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A collection is a content type defined at run time; its fields are rows, not columns (ARCHITECTURE §3)."""
+"""A collection is a content type defined at run time; its fields are rows, not columns (docs/architecture.md §3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The search index (ARCHITECTURE §3 "Search"): one document per entry version people can see, its title words for
+"""The search index (docs/architecture.md §3 "Search"): one document per entry version people can see, its title words for
 autocomplete, and when each collection was last rebuilt.
 
 An entry has up to two versions that can be found: the published one (``live_data``, what the public reads while the

@@ -1,4 +1,4 @@
-"""Taxonomies (category, tag, …), their terms, and which terms an entry carries (ARCHITECTURE §3).
+"""Taxonomies (category, tag, …), their terms, and which terms an entry carries (docs/architecture.md §3).
 
 A taxonomy applies to a set of collections; entries of those collections get terms of it. Hierarchical taxonomies
 let a term have a parent in the same taxonomy (no cycles: the services check); flat ones do not.
