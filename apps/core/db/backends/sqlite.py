@@ -1,0 +1,37 @@
+"""SQLite: JSON keys through ``json_extract``, no lock beyond the write lock, ``bulk_create`` for bulk writes."""
+
+from __future__ import annotations
+
+from apps.core.db.backends.base import DatabaseBackend, checked_key
+
+
+class SqliteBackend(DatabaseBackend):
+    vendor = "sqlite"
+    # SQLite sorts NULLs first ascending and last descending by itself, the order one index walks both ways.
+    sort_index_nulls = ""
+
+    def json_key_sql(self, column_sql: str, key: str, *, numeric: bool) -> str:
+        # Not the ``->>`` operator, which the index's expression would not match. ``json_extract`` returns JSON
+        # numbers as numbers and strings as text, so one expression serves both.
+        return f"json_extract({column_sql}, '$.{checked_key(key)}')"
+
+    def json_scalar_param(self, value):
+        return value
+
+    def execute_ddl(self, cursor, sql: str) -> None:
+        cursor.execute(sql)
+
+    def index_exists(self, cursor, name: str) -> bool:
+        cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = %s", [name])
+        return cursor.fetchone() is not None
+
+    def json_key_removal(self, column_sql: str, key: str) -> tuple[str, str]:
+        return f"json_remove({column_sql}, %s)", f"$.{key}"
+
+    def transaction_lock(self, name: str) -> None:
+        # Every write transaction already holds the database's write lock from its first statement (BEGIN
+        # IMMEDIATE), which serialises writers as the lock would.
+        return
+
+    def bulk_insert(self, objs: list) -> None:
+        type(objs[0]).objects.bulk_create(objs)

@@ -1,0 +1,44 @@
+"""Reading runtime fields, which live inside a JSON column.
+
+Sorting, filtering and uniqueness on them go through expression indexes generated when a field is created
+(``apps.core.db.indexes``). An expression index is only used when the query spells the same expression: ``JsonKey``
+is the one way queries read a key, and the index DDL takes its text from the same backend method. Keys are field slugs
+(``^[a-z][a-z0-9_]*$``), so they appear in SQL as literals, which both planners need in order to match an index.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Expression, FloatField, TextField
+
+from apps.core.db.backends import get_db_backend
+from apps.core.db.backends.base import checked_key
+
+
+def json_scalar_param(value):
+    """A scalar as ``JsonKey`` yields it, for comparisons: text on PostgreSQL (``->>``), native on SQLite."""
+    return get_db_backend().json_scalar_param(value)
+
+
+class JsonKey(Expression):
+    """The scalar value of ``key`` in a JSON column, as text (or a number when ``numeric``)."""
+
+    def __init__(self, column: str, key: str, *, numeric: bool = False):
+        super().__init__(output_field=FloatField() if numeric else TextField())
+        self.column = column
+        self.key = checked_key(key)
+        self.numeric = numeric
+
+    def resolve_expression(self, query=None, allow_joins=True, reuse=None, summarize=False, for_save=False):
+        resolved = self.copy()
+        resolved.target = query.resolve_ref(self.column, allow_joins, reuse, summarize)
+        return resolved
+
+    def as_sql(self, compiler, connection):
+        column_sql, params = compiler.compile(self.target)
+        return get_db_backend(connection).json_key_sql(column_sql, self.key, numeric=self.numeric), params
+
+    def get_group_by_cols(self):
+        return [self]
+
+    def __repr__(self) -> str:
+        return f"JsonKey({self.column!r}, {self.key!r}, numeric={self.numeric})"
