@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 
 from apps.content.models import Entry
 from apps.content.services import VALUE_CONTEXT
-from apps.core.db import index_backend
+from apps.core.db.indexes import index_backend
 from apps.core.errors import SchemaError
 from apps.schema.field_types import FIELD_TYPES, FieldValueError
 from apps.schema.models import Collection, Field

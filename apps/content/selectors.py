@@ -13,7 +13,8 @@ from django.db.models.functions import Cast
 
 from apps.accounts.permissions import Actor, can
 from apps.content.models import Entry, EntryByline, Revision, Status
-from apps.core.db import JsonKey, PreparedQuery
+from apps.core.db.jsonkeys import JsonKey
+from apps.core.db.prepared import PreparedQuery
 from apps.core.errors import Forbidden, NotFound, ValidationError
 from apps.core.ids import is_ulid
 from apps.core.pagination import Page, SortKey, keyset_page

@@ -1,6 +1,6 @@
 """Per-request context: a request id (taken from ``X-Request-ID`` when well-formed), one JSON log line per request,
 ``Cache-Control: private, no-store`` on API answers that did not choose their own caching, and the span in which
-values read alongside the request's first query are kept (``apps.core.db.request_scalar``)."""
+values read alongside the request's first query are kept (``apps.core.db.request_scalars``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from apps.core.db import request_scalars_scope
+from apps.core.db.request_scalars import request_scalars_scope
 from apps.core.ids import new_id
 
 logger = logging.getLogger("cms.request")

@@ -27,7 +27,7 @@ from django.db.models import Sum
 
 from apps.accounts.permissions import Actor, authorize
 from apps.core import events
-from apps.core.db import transaction_lock
+from apps.core.db.locks import transaction_lock
 from apps.core.errors import InsufficientStorage, ValidationError, storage_full
 from apps.core.ids import new_id
 from apps.media import storage

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from apps.accounts.permissions import Actor, authorize
 from apps.content.models import Entry, Status
 from apps.content.selectors import can_read_drafts
-from apps.core.db import JsonKey
+from apps.core.db.jsonkeys import JsonKey
 from apps.core.errors import NotFound
 from apps.menus.models import ItemType, Menu, MenuItem
 from apps.schema.selectors import collections_for_read

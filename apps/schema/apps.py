@@ -9,7 +9,7 @@ class SchemaConfig(AppConfig):
     def ready(self) -> None:
         from apps.accounts import permissions
         from apps.accounts.models import Role
-        from apps.core.db import register_request_scalar
+        from apps.core.db.request_scalars import register_request_scalar
         from apps.schema import selectors
 
         register_request_scalar(selectors.REQUEST_SCALAR, selectors.version_token_expression)

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from django.db import connection
 from django.db.models import Prefetch, Subquery
 
-from apps.core.db import NOT_KEPT, forget_request_scalar, request_scalar
+from apps.core.db.request_scalars import NOT_KEPT, forget_request_scalar, request_scalar
 from apps.core.errors import NotFound
 from apps.schema.models import Collection, Field, SchemaVersion
 

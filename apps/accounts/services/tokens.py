@@ -16,7 +16,8 @@ from django.db import transaction
 from apps.accounts.errors import ScopeNotAllowed
 from apps.accounts.models import ApiToken, Role, User, normalize_email
 from apps.accounts.permissions import SCOPES, Actor, allowed_scopes, authorize
-from apps.core.db import PreparedQuery, keep_request_scalars, request_scalar_annotations
+from apps.core.db.prepared import PreparedQuery
+from apps.core.db.request_scalars import keep_request_scalars, request_scalar_annotations
 from apps.core.errors import NotFound, Unauthorized, ValidationError
 from apps.core.timefmt import iso, now
 
@@ -97,7 +98,7 @@ def api_token_revoke(*, actor: Actor, token_id: str) -> ApiToken:
 
 
 # Every API request looks its token up: compiled once (see PreparedQuery). It also carries the values other apps
-# check on every request (apps.core.db.register_request_scalar), saving each its own round trip.
+# check on every request (apps.core.db.request_scalars.register_request_scalar), saving each its own round trip.
 _TOKEN_BY_HASH = PreparedQuery(
     lambda token_hash: (
         ApiToken.objects.select_related("user")

@@ -5,7 +5,7 @@ in the Django admin). Disabling the plugin stops the recording; the log already 
 
 from __future__ import annotations
 
-from apps.core.db import bulk_insert
+from apps.core.db.bulk import bulk_insert
 from apps.core.timefmt import now
 from apps.plugins.base import Plugin
 from apps.plugins.models import AuditEvent

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection, transaction
 
-from apps.core.db import copy_rows
+from apps.core.db.backends.postgresql import copy_rows
 from apps.schema.selectors import schema_cached
 from apps.search.backends.base import (
     DOCUMENT_COLUMNS,
