@@ -30,6 +30,18 @@ def new_key() -> str:
     return secrets.token_hex(6)
 
 
+class SequentialKeys:
+    """Keys k1, k2, … : unique within one document and the same every time the same input is converted."""
+
+    def __init__(self, prefix: str = "k") -> None:
+        self._prefix = prefix
+        self._count = 0
+
+    def __call__(self) -> str:
+        self._count += 1
+        return f"{self._prefix}{self._count}"
+
+
 @dataclass(frozen=True)
 class BlockType:
     """A non-text block type. ``validate(block, path, depth)`` returns the normalised block and its problems."""

@@ -20,6 +20,9 @@ Callers that converted parts of a document themselves (the importer's nested blo
 blocks go with ``<pt-insert data-ref="…">`` and pass the blocks in ``inserts``; refs not in ``inserts`` are ordinary
 unknown markup. Keys come from ``keys`` (sequential by default), so converting the same HTML twice gives the same
 document: re-imports can tell that nothing changed.
+
+What each tag becomes, and the readers of single elements, are in ``apps.core.htmlelements``; the embed providers
+WordPress knows are in ``apps.core.embeds``. This module keeps the walk and the document it builds.
 """
 
 from __future__ import annotations
@@ -27,85 +30,42 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from urllib.parse import urlsplit
 
 import lxml.etree
-import lxml.html
 
+from apps.core.htmlelements import (
+    CONTAINERS,
+    DECORATOR_TAGS,
+    HEADINGS,
+    IGNORED,
+    NOT_BOLD,
+    RAW_HTML,
+    STYLE_MARKS,
+    caption_text,
+    class_names,
+    code_language,
+    embed_provider,
+    embed_url,
+    image_align,
+    integer_attribute,
+    opens_new_tab,
+    outer_html,
+    preformatted_text,
+    safe_href,
+    text_outside,
+)
 from apps.core.htmltext import parse_fragment, tag_of, visible_text
+from apps.core.portabletext import SequentialKeys
 
-__all__ = ["INSERT_TAG", "SequentialKeys", "html_to_portable_text", "insert_marker", "provider_for_url"]
+__all__ = ["INSERT_TAG", "html_to_portable_text", "insert_marker"]
 
 INSERT_TAG = "pt-insert"
 
-DECORATOR_TAGS = {
-    "strong": "strong",
-    "b": "strong",
-    "em": "em",
-    "i": "em",
-    "u": "underline",
-    "ins": "underline",
-    "s": "strike-through",
-    "del": "strike-through",
-    "strike": "strike-through",
-    "code": "code",
-    "kbd": "code",
-    "samp": "code",
-    "tt": "code",
-    "sup": "sup",
-    "sub": "sub",
-}
-HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
-# Elements that only group other content: they end the paragraph before them and start a new one after.
-CONTAINERS = frozenset(
-    {
-        "p", "div", "section", "article", "header", "footer", "main", "aside", "nav", "address", "center", "hgroup",
-        "figcaption", "caption", "body", "html", "tbody", "thead", "tfoot", "tr", "td", "th", "legend", "search",
-        "summary",
-    }
-)  # fmt: skip
-# Markup kept as raw HTML: Portable Text has nothing that means the same, and flattening it would change what it is.
-RAW_HTML = frozenset(
-    {
-        "script", "style", "noscript", "template", "form", "fieldset", "object", "embed", "applet", "svg", "math",
-        "canvas", "select", "textarea", "input", "button", "dl", "details", "map", "frameset", "frame", "dialog",
-        "link", "param", "source", "track", "area",
-    }
-)  # fmt: skip
-# Document metadata, not content: a fragment pasted from a whole page brings these along.
-IGNORED = frozenset({"head", "meta", "title", "base"})
-UNSAFE_SCHEMES = ("javascript:", "vbscript:")
-# Formatting given by inline styles (WordPress's classic editor underlines with <span style="text-decoration:
-# underline">; Google Docs formats everything with styles).
-_STYLE_MARKS = (
-    (re.compile(r"font-weight\s*:\s*(?:bold|bolder|[6-9]00)\b", re.IGNORECASE), "strong"),
-    (re.compile(r"font-style\s*:\s*(?:italic|oblique)\b", re.IGNORECASE), "em"),
-    (re.compile(r"text-decoration(?:-line)?\s*:[^;]*\bunderline\b", re.IGNORECASE), "underline"),
-    (re.compile(r"text-decoration(?:-line)?\s*:[^;]*\bline-through\b", re.IGNORECASE), "strike-through"),
-    (re.compile(r"vertical-align\s*:\s*super\b", re.IGNORECASE), "sup"),
-    (re.compile(r"vertical-align\s*:\s*sub\b", re.IGNORECASE), "sub"),
-)
-_NOT_BOLD = re.compile(r"font-weight\s*:\s*(?:normal|[1-4]00)\b", re.IGNORECASE)
 _WHITESPACE = re.compile(r"[ \t\n\r\f\v]+")
 # wpautop: a blank line (possibly holding spaces) separates paragraphs; a single newline is a line break.
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n[ \t\n\r\f\v]*")
 _LINE_BREAK = re.compile(r"[ \t\r\f\v]*\n[ \t\r\f\v]*")
-_LANGUAGE_CLASS = re.compile(r"^(?:language|lang)-([\w+#.-]+)$")
-_BRUSH = re.compile(r"brush:\s*([\w+#.-]+)")
-_ALIGN_CLASS = re.compile(r"^align(left|right|center|none|wide|full)$")
 _MORE = re.compile(r"^more(?:\s+(.*))?$", re.DOTALL)
-
-
-class SequentialKeys:
-    """Keys k1, k2, … : unique within one document and the same every time the same input is converted."""
-
-    def __init__(self, prefix: str = "k") -> None:
-        self._prefix = prefix
-        self._count = 0
-
-    def __call__(self) -> str:
-        self._count += 1
-        return f"{self._prefix}{self._count}"
 
 
 def insert_marker(ref: str) -> str:
@@ -352,7 +312,7 @@ class _Converter:
         if style and tag not in RAW_HTML:
             context = _styled(context, style, tag)
         if tag in DECORATOR_TAGS:
-            if tag in ("b", "strong") and style and _NOT_BOLD.search(style):
+            if tag in ("b", "strong") and style and NOT_BOLD.search(style):
                 # Google Docs wraps pasted documents in <b style="font-weight:normal">: not bold at all.
                 self.children(element, context)
             else:
@@ -423,13 +383,10 @@ class _Converter:
             self.emit({"_type": "break", "_key": self.keys(), "style": "nextpage"})
 
     def anchor(self, element: lxml.etree._Element, context: _Context) -> None:
-        href = (element.get("href") or "").strip()
-        if not href or href.lower().replace(" ", "").startswith(UNSAFE_SCHEMES):
+        link = _anchor_link(element)
+        if link is None:
             self.children(element, context)
             return
-        link = Link(
-            href, (element.get("target") or "").strip().lower() == "_blank", element.get("title") or None
-        )
         self.children(element, replace(context, marks=(*context.marks, link)))
 
     def list(self, element: lxml.etree._Element, context: _Context, kind: str) -> None:
@@ -452,18 +409,18 @@ class _Converter:
         self.flush()
 
     def preformatted(self, element: lxml.etree._Element, context: _Context) -> None:
-        classes = _classes(element)
+        classes = class_names(element)
         if "wp-block-verse" in classes:
             # Poetry keeps its line breaks and spacing, and its formatting: text, not code.
             self.flush()
             self.children(element, replace(context, pre=True))
             self.flush()
             return
-        code = _preformatted_text(element)
+        code = preformatted_text(element)
         if not code.strip():
             return
         block = {"_type": "code", "_key": self.keys(), "code": code}
-        language = _language(element)
+        language = code_language(element)
         if language:
             block["language"] = language
         self.emit(block)
@@ -475,25 +432,25 @@ class _Converter:
 
     def figure(self, element: lxml.etree._Element, context: _Context) -> None:
         caption_element = next((child for child in element if tag_of(child) == "figcaption"), None)
-        caption = _caption(caption_element)
+        caption = caption_text(caption_element)
         media = [
             node
             for node in element.iter()
             if tag_of(node) in ("img", "table", "video", "audio", "iframe") and node is not element
         ]
-        classes = _classes(element)
+        classes = class_names(element)
         if "wp-block-embed" in classes or "wp-block-embed__wrapper" in classes:
-            url = _embed_url(element, caption_element)
+            url = embed_url(element, caption_element)
             if url:
                 block = {"_type": "embed", "_key": self.keys(), "url": url}
-                provider = _provider(classes, url)
+                provider = embed_provider(classes, url)
                 if provider:
                     block["provider"] = provider
                 if caption:
                     block["caption"] = caption
                 self.emit(block)
                 return
-        if len(media) == 1 and not _text_outside(element, media[0], caption_element):
+        if len(media) == 1 and not text_outside(element, media[0], caption_element):
             kind = tag_of(media[0])
             if kind == "img":
                 link = _link_of(context)
@@ -535,7 +492,7 @@ class _Converter:
                 if cell_tag == "th":
                     entry["header"] = True
                 for attribute, name in (("colspan", "colSpan"), ("rowspan", "rowSpan")):
-                    span = _integer(cell.get(attribute))
+                    span = integer_attribute(cell.get(attribute))
                     if span and span > 1:
                         entry[name] = span
                 cells.append(entry)
@@ -554,7 +511,7 @@ class _Converter:
                     if tag_of(row) == "tr":
                         add_row(row, section)
             elif child_tag == "caption" and caption is None:
-                caption = _caption(child)
+                caption = caption_text(child)
         if not rows:
             self.raw(element)
             return
@@ -568,8 +525,8 @@ class _Converter:
         if not url:
             self.raw(element)
             return
-        block = {"_type": "embed", "_key": self.keys(), "url": url, "html": _outer_html(element)}
-        provider = _provider(set(), url)
+        block = {"_type": "embed", "_key": self.keys(), "url": url, "html": outer_html(element)}
+        provider = embed_provider(set(), url)
         if provider:
             block["provider"] = provider
         if caption:
@@ -621,7 +578,7 @@ class _Converter:
             {
                 "_type": "htmlBlock",
                 "_key": self.keys(),
-                "html": _outer_html(element),
+                "html": outer_html(element),
                 "originalType": tag_of(element),
             }
         )
@@ -633,27 +590,14 @@ class _Converter:
 def _styled(context: _Context, style: str, tag: str) -> _Context:
     """The context with the marks an element's inline style adds (and bold removed where it says normal)."""
     marks = list(context.marks)
-    if "strong" in marks and _NOT_BOLD.search(style) and tag not in ("b", "strong"):
+    if "strong" in marks and NOT_BOLD.search(style) and tag not in ("b", "strong"):
         marks.remove("strong")
     in_link = tag == "a" or any(isinstance(mark, Link) for mark in marks)
-    for pattern, mark in _STYLE_MARKS:
+    for pattern, mark in STYLE_MARKS:
         # Links are underlined by default; an underline style on one is its look, not the author's emphasis.
         if mark not in marks and pattern.search(style) and not (mark == "underline" and in_link):
             marks.append(mark)
     return context if marks == list(context.marks) else replace(context, marks=tuple(marks))
-
-
-def _outer_html(element: lxml.etree._Element) -> str:
-    return lxml.html.tostring(element, encoding="unicode", method="html", with_tail=False)
-
-
-def _classes(element: lxml.etree._Element) -> set[str]:
-    return set((element.get("class") or "").split())
-
-
-def _integer(value: str | None) -> int | None:
-    value = (value or "").strip()
-    return int(value) if value.isdigit() and len(value) < 10 else None
 
 
 def _link_of(context: _Context) -> Link | None:
@@ -661,17 +605,10 @@ def _link_of(context: _Context) -> Link | None:
 
 
 def _anchor_link(anchor: lxml.etree._Element) -> Link | None:
-    href = (anchor.get("href") or "").strip()
-    if not href or href.lower().replace(" ", "").startswith(UNSAFE_SCHEMES):
+    href = safe_href(anchor)
+    if href is None:
         return None
-    return Link(href, (anchor.get("target") or "").strip().lower() == "_blank", anchor.get("title") or None)
-
-
-def _caption(element: lxml.etree._Element | None) -> str | None:
-    if element is None:
-        return None
-    text = visible_text(element)
-    return text or None
+    return Link(href, opens_new_tab(anchor), anchor.get("title") or None)
 
 
 def _image_block(
@@ -689,157 +626,12 @@ def _image_block(
     if caption:
         block["caption"] = caption
     for name in ("width", "height"):
-        number = _integer(element.get(name))
+        number = integer_attribute(element.get(name))
         if number:
             block[name] = number
     if link is not None:
         block["href"] = link.href
-    align = next((m.group(1) for c in _classes(element) if (m := _ALIGN_CLASS.match(c))), None)
-    align = align or (element.get("align") or "").strip().lower() or None
+    align = image_align(element)
     if align:
         block["align"] = align
     return block
-
-
-def _text_outside(
-    figure: lxml.etree._Element, media: lxml.etree._Element, caption: lxml.etree._Element | None
-) -> bool:
-    """Whether a figure shows text besides its one media element and its caption."""
-
-    def excluded(node: lxml.etree._Element) -> bool:
-        return node is media or node is caption or _inside(node, media) or _inside(node, caption)
-
-    if figure.text and figure.text.strip():
-        return True
-    for node in figure.iter():
-        if node is figure:
-            continue
-        if tag_of(node) is not None and not excluded(node) and node.text and node.text.strip():
-            return True
-        # A tail is text of the parent element.
-        parent = node.getparent()
-        if node.tail and node.tail.strip() and parent is not None and not excluded(parent):
-            return True
-    return False
-
-
-def _inside(node: lxml.etree._Element, ancestor: lxml.etree._Element | None) -> bool:
-    if ancestor is None:
-        return False
-    parent = node.getparent()
-    while parent is not None:
-        if parent is ancestor:
-            return True
-        parent = parent.getparent()
-    return False
-
-
-def _preformatted_text(element: lxml.etree._Element) -> str:
-    parts: list[str] = []
-
-    def walk(node: lxml.etree._Element) -> None:
-        if node.text and tag_of(node) is not None:
-            parts.append(node.text)
-        for child in node:
-            if tag_of(child) == "br":
-                parts.append("\n")
-            elif tag_of(child) is not None:
-                walk(child)
-            if child.tail:
-                parts.append(child.tail)
-
-    walk(element)
-    text = "".join(parts)
-    # HTML ignores one newline right after <pre>'s start tag.
-    return text[1:] if text.startswith("\n") else text
-
-
-def _language(element: lxml.etree._Element) -> str | None:
-    for node in (element, *element.iter("code")):
-        for name in _classes(node):
-            match = _LANGUAGE_CLASS.match(name)
-            if match:
-                return match.group(1).lower()
-        brush = _BRUSH.search(node.get("class") or "")
-        if brush:
-            return brush.group(1).lower()
-        if node.get("data-lang"):
-            return node.get("data-lang").strip().lower() or None
-    return None
-
-
-def _embed_url(element: lxml.etree._Element, caption: lxml.etree._Element | None) -> str | None:
-    iframe = next(element.iter("iframe"), None)
-    if iframe is not None and iframe.get("src"):
-        return iframe.get("src").strip()
-    for node in element.iter():
-        if node is caption or _inside(node, caption):
-            continue
-        for text in (
-            node.text if tag_of(node) is not None else None,
-            node.tail if node is not element else None,
-        ):
-            candidate = (text or "").strip()
-            if candidate.startswith(("http://", "https://")) and " " not in candidate:
-                return candidate
-    return None
-
-
-# Hosts of embeds WordPress knows (wp-includes/class-wp-oembed.php), by the provider slug WordPress uses.
-PROVIDERS = {
-    "youtube.com": "youtube",
-    "youtu.be": "youtube",
-    "vimeo.com": "vimeo",
-    "twitter.com": "twitter",
-    "x.com": "twitter",
-    "instagram.com": "instagram",
-    "facebook.com": "facebook",
-    "flickr.com": "flickr",
-    "flic.kr": "flickr",
-    "soundcloud.com": "soundcloud",
-    "spotify.com": "spotify",
-    "wordpress.tv": "wordpress-tv",
-    "dailymotion.com": "dailymotion",
-    "tiktok.com": "tiktok",
-    "ted.com": "ted",
-    "slideshare.net": "slideshare",
-    "speakerdeck.com": "speaker-deck",
-    "reddit.com": "reddit",
-    "tumblr.com": "tumblr",
-    "imgur.com": "imgur",
-    "issuu.com": "issuu",
-    "mixcloud.com": "mixcloud",
-    "scribd.com": "scribd",
-    "kickstarter.com": "kickstarter",
-    "animoto.com": "animoto",
-    "cloudup.com": "cloudup",
-    "crowdsignal.com": "crowdsignal",
-    "pinterest.com": "pinterest",
-    "pocketcasts.com": "pocket-casts",
-    "smugmug.com": "smugmug",
-    "videopress.com": "videopress",
-    "wolframcloud.com": "wolfram-cloud",
-    "amazon.com": "amazon-kindle",
-    "bsky.app": "bluesky",
-}
-
-
-def provider_for_url(url: str) -> str | None:
-    """The embed provider WordPress would use for a URL, or None when it is not a known one."""
-    try:
-        host = (urlsplit(url).hostname or "").lower()
-    except ValueError:
-        return None
-    parts = host.split(".")
-    for index in range(len(parts) - 1):
-        provider = PROVIDERS.get(".".join(parts[index:]))
-        if provider:
-            return provider
-    return None
-
-
-def _provider(classes: set[str], url: str) -> str | None:
-    for name in classes:
-        if name.startswith("is-provider-"):
-            return name[len("is-provider-") :]
-    return provider_for_url(url)

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from apps.core.portabletext_html import SequentialKeys, provider_for_url
+from apps.core.embeds import provider_for_url
+from apps.core.portabletext import SequentialKeys
 
 __all__ = ["markdown_to_portable_text", "portable_text_to_markdown"]
 

@@ -6,7 +6,8 @@ import pytest
 
 from apps.core import portabletext
 from apps.core.htmltext import visible_text
-from apps.core.portabletext_html import SequentialKeys, html_to_portable_text, insert_marker
+from apps.core.portabletext import SequentialKeys
+from apps.core.portabletext_html import html_to_portable_text, insert_marker
 from tests.testdata import TESTDATA
 
 HTML_TO_PT = TESTDATA / "portabletext" / "html-to-pt"

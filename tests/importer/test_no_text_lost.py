@@ -35,7 +35,7 @@ import lxml.html
 import pytest
 
 from apps.core import portabletext
-from apps.core.portabletext_html import provider_for_url
+from apps.core.embeds import provider_for_url
 from apps.importer.items import ImportItem
 from apps.importer.sources.wxr import WxrError, read_wxr
 from tests.importer.helpers import post, wxr

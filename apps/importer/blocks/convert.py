@@ -35,14 +35,10 @@ from collections.abc import Callable, Sequence
 
 import lxml.html
 
+from apps.core.embeds import provider_for_url
 from apps.core.htmltext import parse_fragment, tag_of, visible_text
-from apps.core.portabletext import plain_text
-from apps.core.portabletext_html import (
-    SequentialKeys,
-    html_to_portable_text,
-    insert_marker,
-    provider_for_url,
-)
+from apps.core.portabletext import SequentialKeys, plain_text
+from apps.core.portabletext_html import html_to_portable_text, insert_marker
 from apps.importer.blocks import salvage
 from apps.importer.blocks.parser import Block, Issue, has_blocks, parse_blocks_checked
 from apps.importer.blocks.shortcodes import find_autoembeds, replace_shortcodes, shortcode_to_portable_text

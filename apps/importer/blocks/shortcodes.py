@@ -21,8 +21,9 @@ from dataclasses import dataclass
 
 import lxml.html
 
+from apps.core.embeds import provider_for_url
 from apps.core.htmltext import parse_fragment, tag_of, visible_text
-from apps.core.portabletext_html import html_to_portable_text, insert_marker, provider_for_url
+from apps.core.portabletext_html import html_to_portable_text, insert_marker
 
 # The shortcodes WordPress core registers (wp-includes/media.php, class-wp-embed.php).
 CORE_SHORTCODES = ("caption", "wp_caption", "gallery", "playlist", "audio", "video", "embed")
