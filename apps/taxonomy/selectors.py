@@ -70,11 +70,11 @@ def term_list(
     """A page of the terms of the taxonomy named ``taxonomy``, by slug; ``parent_id`` keeps one level ("" the
     top-level terms)."""
     authorize(actor, "taxonomies.read")
-    taxonomy = taxonomy_get(name=taxonomy)
-    terms = Term.objects.filter(taxonomy=taxonomy)
+    target = taxonomy_get(name=taxonomy)
+    terms = Term.objects.filter(taxonomy=target)
     if parent_id is not None:
         terms = terms.filter(parent__isnull=True) if parent_id == "" else terms.filter(parent_id=parent_id)
-    return keyset_page(terms, keys=TERM_ORDER, cursor=cursor, limit=limit, scope=f"terms:{taxonomy.pk}")
+    return keyset_page(terms, keys=TERM_ORDER, cursor=cursor, limit=limit, scope=f"terms:{target.pk}")
 
 
 def term_read(*, actor: Actor | None, taxonomy: str, slug: str) -> Term:
