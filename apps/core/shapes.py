@@ -265,6 +265,10 @@ def _message(model: Any, error: Mapping[str, Any], what: str) -> str:
         return f"Unknown {what}; allowed: {allowed}."
     if given is None and kind.endswith("_type"):
         return "This field may not be null."
+    # A length bound on an annotated text (``Annotated[Str, Field(max_length=…)]`` in a list) is pydantic's generic
+    # length check, named as for lists; it is still a text's length.
+    if kind in {"too_short", "too_long"} and isinstance(given, str):
+        kind = f"string_{kind}"
     if kind == "string_too_short":
         if context.get("min_length") == 1:
             return "This field may not be blank."
@@ -294,6 +298,8 @@ def _message(model: Any, error: Mapping[str, Any], what: str) -> str:
     if kind in {"dict_type", "model_type", "model_attributes_type"}:
         return f"Invalid data. Expected a dictionary, but got {_TYPE_NAMES.get(type(given), type(given).__name__)}."
     if kind == "too_short":
+        if context.get("min_length") == 1 and isinstance(given, (list, dict)):
+            return f"This {'list' if isinstance(given, list) else 'dictionary'} may not be empty."
         return f"Ensure this field has at least {context.get('min_length')} elements."
     if kind == "too_long":
         return f"Ensure this field has no more than {context.get('max_length')} elements."

@@ -1,4 +1,9 @@
-"""Reads of the schema."""
+"""Reads of the schema.
+
+The reads a face answers with (``collection_list``, ``collection_read``, ``field_list``, ``field_read``) authorize
+the reader (``schema.read``); ``collection_get`` and ``field_get`` find what a service is about to change (the service
+authorizes), and the cached reads below serve content and the other apps, which check their own operations.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import Any, TypeVar
 from django.db import connection
 from django.db.models import Prefetch, Subquery
 
+from apps.accounts.permissions import Actor, authorize
 from apps.core.db.request_scalars import NOT_KEPT, forget_request_scalar, request_scalar
 from apps.core.errors import NotFound
 from apps.schema.models import Collection, Field, SchemaVersion
@@ -19,12 +25,28 @@ def _with_fields(queryset):
     )
 
 
-def collection_list(*, with_fields: bool = False) -> list[Collection]:
+def collection_list(*, actor: Actor | None, with_fields: bool = False) -> list[Collection]:
+    authorize(actor, "schema.read")
     queryset = Collection.objects.order_by("slug")
     return list(_with_fields(queryset) if with_fields else queryset)
 
 
+def collection_read(*, actor: Actor | None, slug: str, with_fields: bool = True) -> Collection:
+    authorize(actor, "schema.read")
+    return collection_get(slug=slug, with_fields=with_fields)
+
+
+def field_list(*, actor: Actor | None, collection: str) -> list[Field]:
+    """The fields of the collection with slug ``collection``, in order."""
+    return list(collection_read(actor=actor, slug=collection).fields.all())
+
+
+def field_read(*, actor: Actor | None, collection: str, slug: str) -> Field:
+    return field_get(collection=collection_read(actor=actor, slug=collection), slug=slug)
+
+
 def collection_get(*, slug: str, with_fields: bool = True) -> Collection:
+    """The collection for a service to act on (the service authorizes), or NOT_FOUND naming the others."""
     queryset = Collection.objects.filter(slug=slug)
     collection = (_with_fields(queryset) if with_fields else queryset).first()
     if collection is None:

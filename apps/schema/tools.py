@@ -1,190 +1,119 @@
-"""MCP tools for collections and fields (SPEC §4.11), over the schema services and REST's presenters."""
+"""MCP tools for collections and fields (SPEC §4.11): the schema selectors and services, the schema shapes."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from pydantic import Field
-
-from apps.accounts.models import Role
-from apps.mcp.registry import ToolInput, tool
+from apps.core.presenters import SUCCESS, SuccessFlagOut
+from apps.mcp.registry import tool
 from apps.schema import selectors, services
-from apps.schema.api.serializers import present_collection, present_field, to_model_names
-from apps.schema.field_types import FIELD_TYPES
-from apps.schema.models import DEFAULT_SUPPORTS, SUPPORTS
-
-SLUG = r"^[a-z][a-z0-9_]*$"
-Supports = Literal[SUPPORTS]  # type: ignore[valid-type]
-FieldType = Literal[tuple(FIELD_TYPES)]  # type: ignore[valid-type]
-
-
-class Empty(ToolInput):
-    pass
+from apps.schema.inputs import (
+    CollectionCreateIn,
+    CollectionDeleteIn,
+    CollectionSlugIn,
+    FieldCreateIn,
+    FieldDeleteIn,
+    NoArguments,
+    to_model_names,
+)
+from apps.schema.presenters import (
+    CollectionListOut,
+    CollectionOut,
+    FieldOut,
+    present_collection,
+    present_collections,
+    present_field,
+)
 
 
 @tool(
     "schema_list_collections",
     title="List collections",
-    scope="schema:read",
-    min_role=Role.EDITOR,
-    input=Empty,
+    operation="schema.read",
+    input=NoArguments,
     read_only=True,
 )
-def schema_list_collections(actor, args: Empty) -> dict:
+def schema_list_collections(actor, args: NoArguments) -> CollectionListOut:
     """List every collection (content type): slug, label, supports and timestamps.
 
     Returns {items, nextCursor} (all collections at once; nextCursor is always null). schema_get_collection gives a
     collection's fields, which content_create and content_update expect in data.
     """
-    return {
-        "items": [present_collection(collection) for collection in selectors.collection_list()],
-        "nextCursor": None,
-    }
-
-
-class CollectionSlugIn(ToolInput):
-    slug: str = Field(min_length=1, max_length=100, description="The collection's slug.")
+    return present_collections(selectors.collection_list(actor=actor))
 
 
 @tool(
     "schema_get_collection",
     title="Get a collection with its fields",
-    scope="schema:read",
-    min_role=Role.EDITOR,
+    operation="schema.read",
     input=CollectionSlugIn,
     read_only=True,
 )
-def schema_get_collection(actor, args: CollectionSlugIn) -> dict:
+def schema_get_collection(actor, args: CollectionSlugIn) -> CollectionOut:
     """Get a collection with all its field definitions (slug, label, type, required, validation, options …).
 
     Use it before writing entries: data keys are the field slugs, and values must fit each field's type.
     """
-    return present_collection(selectors.collection_get(slug=args.slug), with_fields=True)
-
-
-class CollectionCreateIn(ToolInput):
-    slug: str = Field(
-        pattern=SLUG, max_length=100, description="Lowercase letters, digits and _; e.g. blog_posts."
-    )
-    label: str = Field(min_length=1, max_length=200, description="Plural display name, e.g. 'Blog posts'.")
-    labelSingular: str = Field(None, max_length=200)
-    description: str = None
-    icon: str = Field(None, max_length=100, description="An icon name for the admin UI.")
-    supports: list[Supports] = Field(
-        default=list(DEFAULT_SUPPORTS),
-        description="Features: drafts, revisions, preview, scheduling, search (search makes it searchable).",
-    )
+    return present_collection(selectors.collection_read(actor=actor, slug=args.slug), with_fields=True)
 
 
 @tool(
     "schema_create_collection",
     title="Create a collection",
-    scope="schema:write",
-    min_role=Role.ADMIN,
+    operation="schema.write",
     input=CollectionCreateIn,
 )
-def schema_create_collection(actor, args: CollectionCreateIn) -> dict:
+def schema_create_collection(actor, args: CollectionCreateIn) -> CollectionOut:
     """Create a collection (a content type) and its storage. Add fields with schema_create_field.
 
     Returns the collection with its (empty) field list. A taken slug is [DUPLICATE_SLUG].
     """
-    collection = services.collection_create(actor=actor, **to_model_names(args.model_dump(exclude_none=True)))
+    collection = services.collection_create(actor=actor, **to_model_names(args.values()))
     return present_collection(collection, with_fields=True)
-
-
-class CollectionDeleteIn(CollectionSlugIn):
-    force: bool = Field(
-        False, description="Delete even when the collection has entries (they are deleted too)."
-    )
 
 
 @tool(
     "schema_delete_collection",
     title="Delete a collection",
-    scope="schema:write",
-    min_role=Role.ADMIN,
+    operation="schema.write",
     input=CollectionDeleteIn,
     destructive=True,
 )
-def schema_delete_collection(actor, args: CollectionDeleteIn) -> dict:
+def schema_delete_collection(actor, args: CollectionDeleteIn) -> SuccessFlagOut:
     """Delete a collection, its fields and all of its content. Refused ([SCHEMA_ERROR]) while it has entries
     unless force is true. Irreversible. Returns {success: true}."""
     collection = selectors.collection_get(slug=args.slug, with_fields=False)
     services.collection_delete(actor=actor, collection=collection, force=args.force)
-    return {"success": True}
-
-
-class Validation(ToolInput):
-    min: int | float | str = Field(None, description="Smallest number, or earliest datetime (ISO 8601).")
-    max: int | float | str = Field(None, description="Largest number, or latest datetime (ISO 8601).")
-    minLength: int = Field(None, ge=0)
-    maxLength: int = Field(None, ge=0)
-    pattern: str = Field(None, description="A regular expression string values must match.")
-    options: list[str] = Field(None, description="The allowed values of select and multiSelect fields.")
-
-
-class Options(ToolInput):
-    collection: str = Field(None, description="reference fields: the target collection's slug.")
-    rows: int = Field(None, ge=1, description="text fields: editor rows.")
-    allowMultiple: bool = Field(None, description="reference fields: an array of ids instead of one.")
-    showPreview: bool = Field(None, description="image fields: show a preview in the admin.")
-
-
-class FieldCreateIn(ToolInput):
-    collection: str = Field(min_length=1, max_length=100, description="The collection's slug.")
-    slug: str = Field(pattern=SLUG, max_length=100, description="The key of the field's value in entry data.")
-    label: str = Field(min_length=1, max_length=200)
-    type: FieldType
-    required: bool = False
-    unique: bool = False
-    defaultValue: Any = Field(None, description="The value new entries get when none is given.")
-    validation: Validation = None
-    options: Options = None
-    searchable: bool = Field(False, description="Include the field in the full-text index.")
-    translatable: bool = Field(True, description="False: translations share this field's value.")
+    return SUCCESS
 
 
 @tool(
     "schema_create_field",
     title="Add a field",
-    scope="schema:write",
-    min_role=Role.ADMIN,
+    operation="schema.write",
     input=FieldCreateIn,
 )
-def schema_create_field(actor, args: FieldCreateIn) -> dict:
+def schema_create_field(actor, args: FieldCreateIn) -> FieldOut:
     """Add a field to a collection. select and multiSelect fields need validation.options (the allowed values);
     reference fields need options.collection. Reserved slugs (id, slug, status, …) are [RESERVED_SLUG].
 
     Returns the field definition.
     """
-    collection = selectors.collection_get(slug=args.collection)
-    definition = args.model_dump(exclude_unset=True, exclude={"collection"})
-    for nested in ("validation", "options"):
-        if definition.get(nested) is not None:
-            definition[nested] = {
-                key: value for key, value in definition[nested].items() if value is not None
-            }
+    definition = args.values()
+    collection = selectors.collection_get(slug=definition.pop("collection"))
     field = services.field_create(actor=actor, collection=collection, definition=to_model_names(definition))
     return present_field(field)
-
-
-class FieldDeleteIn(ToolInput):
-    collection: str = Field(min_length=1, max_length=100, description="The collection's slug.")
-    fieldSlug: str = Field(min_length=1, max_length=100)
 
 
 @tool(
     "schema_delete_field",
     title="Remove a field",
-    scope="schema:write",
-    min_role=Role.ADMIN,
+    operation="schema.write",
     input=FieldDeleteIn,
     destructive=True,
 )
-def schema_delete_field(actor, args: FieldDeleteIn) -> dict:
+def schema_delete_field(actor, args: FieldDeleteIn) -> SuccessFlagOut:
     """Remove a field from a collection and drop its values from every entry. Irreversible. Returns {success: true}."""
     field = selectors.field_get(
         collection=selectors.collection_get(slug=args.collection), slug=args.fieldSlug
     )
     services.field_delete(actor=actor, field=field)
-    return {"success": True}
+    return SUCCESS

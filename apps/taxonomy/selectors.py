@@ -1,18 +1,29 @@
 """Reads of taxonomies and terms, and the two batch reads entry answers need: the terms of a page of entries (one
-query), and the filter that keeps entries carrying given terms (``?terms[category]=news``)."""
+query), and the filter that keeps entries carrying given terms (``?terms[category]=news``).
+
+The reads a face answers with (``taxonomy_list``, ``taxonomy_read``, ``term_list``, ``term_read``, ``entry_terms``)
+authorize the reader; ``taxonomy_get`` and ``term_get`` find what a service is about to change (the service
+authorizes) or what content resolves names against.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.db.models import Prefetch, Q
 
+from apps.accounts.permissions import Actor, authorize
 from apps.core.errors import NotFound, ValidationError
 from apps.core.pagination import Page, SortKey, keyset_page
 from apps.schema.models import Collection
 from apps.schema.selectors import schema_cached
 from apps.taxonomy.models import EntryTerm, Taxonomy, Term
+
+if TYPE_CHECKING:
+    from apps.content.models import Entry
+    from apps.taxonomy.presenters import TermRefOut
 
 TERM_ORDER = (SortKey("slug"), SortKey("id"))
 
@@ -28,11 +39,19 @@ def _with_collections(queryset):
     return queryset.prefetch_related(Prefetch("collections", queryset=Collection.objects.order_by("slug")))
 
 
-def taxonomy_list() -> list[Taxonomy]:
+def taxonomy_list(*, actor: Actor | None) -> list[Taxonomy]:
+    authorize(actor, "taxonomies.read")
     return list(_with_collections(Taxonomy.objects.order_by("name")))
 
 
+def taxonomy_read(*, actor: Actor | None, name: str) -> Taxonomy:
+    authorize(actor, "taxonomies.read")
+    return taxonomy_get(name=name)
+
+
 def taxonomy_get(*, name: str) -> Taxonomy:
+    """The taxonomy named ``name`` without a read check (a service authorizes its write), or NOT_FOUND naming the
+    others."""
     taxonomy = _with_collections(Taxonomy.objects.filter(name=name)).first()
     if taxonomy is None:
         known = ", ".join(Taxonomy.objects.order_by("name").values_list("name", flat=True)[:50]) or "none yet"
@@ -41,12 +60,26 @@ def taxonomy_get(*, name: str) -> Taxonomy:
 
 
 def term_list(
-    *, taxonomy: Taxonomy, parent_id: str | None = None, cursor: str | None = None, limit: int = 50
+    *,
+    actor: Actor | None,
+    taxonomy: str,
+    parent_id: str | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
 ) -> Page[Term]:
-    terms = Term.objects.filter(taxonomy=taxonomy)
+    """A page of the terms of the taxonomy named ``taxonomy``, by slug; ``parent_id`` keeps one level ("" the
+    top-level terms)."""
+    authorize(actor, "taxonomies.read")
+    target = taxonomy_get(name=taxonomy)
+    terms = Term.objects.filter(taxonomy=target)
     if parent_id is not None:
         terms = terms.filter(parent__isnull=True) if parent_id == "" else terms.filter(parent_id=parent_id)
-    return keyset_page(terms, keys=TERM_ORDER, cursor=cursor, limit=limit, scope=f"terms:{taxonomy.pk}")
+    return keyset_page(terms, keys=TERM_ORDER, cursor=cursor, limit=limit, scope=f"terms:{target.pk}")
+
+
+def term_read(*, actor: Actor | None, taxonomy: str, slug: str) -> Term:
+    authorize(actor, "taxonomies.read")
+    return term_get(taxonomy=taxonomy_get(name=taxonomy), slug=slug)
 
 
 def term_get(*, taxonomy: Taxonomy, slug: str) -> Term:
@@ -56,10 +89,16 @@ def term_get(*, taxonomy: Taxonomy, slug: str) -> Term:
     return term
 
 
-def entry_terms(*, entry_id: str, taxonomy: Taxonomy) -> list[Term]:
+def entry_terms(*, actor: Actor | None, entry: Entry, taxonomy: str) -> list[Term]:
+    """The entry's terms of the taxonomy named ``taxonomy``, in their order; NOT_FOUND when it does not apply to the
+    entry's collection. ``entry`` is one ``actor`` may see (``apps.content.selectors.entry_get``)."""
+    authorize(actor, "content.read")
+    target = taxonomy_get(name=taxonomy)
+    if not any(item.id == target.pk for item in taxonomies_for_collection(entry.collection)):
+        raise NotFound(f"The taxonomy '{taxonomy}' does not apply to '{entry.collection.slug}'.")
     return [
         assignment.term
-        for assignment in EntryTerm.objects.filter(entry_id=entry_id, taxonomy=taxonomy)
+        for assignment in EntryTerm.objects.filter(entry_id=entry.pk, taxonomy=target)
         .select_related("term")
         .order_by("sort_order", "id")
     ]
@@ -78,14 +117,14 @@ def taxonomies_for_collection(collection: Collection) -> list[AttachedTaxonomy]:
 
 def terms_for_entries(
     *, collection: Collection, entry_ids: list[str]
-) -> dict[str, dict[str, list[dict]]] | None:
+) -> dict[str, dict[str, list[TermRefOut]]] | None:
     """``{entry id: {taxonomy name: [{id, slug, label, parentId}]}}`` for a page of entries, every taxonomy that
     applies to the collection present (empty lists included). None when no taxonomy applies: nothing to show."""
     attached = taxonomies_for_collection(collection)
     if not attached:
         return None
     names = {taxonomy.id: taxonomy.name for taxonomy in attached}
-    grouped: dict[str, dict[str, list[dict]]] = {
+    grouped: dict[str, dict[str, list[TermRefOut]]] = {
         entry_id: {taxonomy.name: [] for taxonomy in attached} for entry_id in entry_ids
     }
     if not entry_ids:

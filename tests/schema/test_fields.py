@@ -400,6 +400,7 @@ def test_reorder_puts_the_named_fields_first(admin_api, posts_collection):
     [
         (["views", "colour"], "No field(s) colour in 'posts'; fields: title, body, views."),
         (["views", "views"], "Listed more than once: views."),
+        ([], "This list may not be empty."),
     ],
 )
 def test_reorder_refuses_unknown_or_repeated_slugs(admin_api, posts_collection, slugs, message):

@@ -9,25 +9,30 @@ from rest_framework.renderers import BaseRenderer
 from apps.accounts.permissions import actor_from_request
 from apps.core.api.renderers import JSONRenderer
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
-from apps.core.presenters import SuccessFlagOut
+from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.schema import selectors, services, typescript
-from apps.schema.api.serializers import (
+from apps.schema.inputs import (
     CollectionCreateIn,
     CollectionDeleteQuery,
     CollectionGetQuery,
-    CollectionListOut,
-    CollectionOut,
     CollectionUpdateIn,
-    FieldCreateIn,
-    FieldListOut,
-    FieldOut,
+    FieldDefinitionIn,
     FieldReorderIn,
     FieldUpdateIn,
     SchemaExportQuery,
+    to_model_names,
+)
+from apps.schema.presenters import (
+    CollectionListOut,
+    CollectionOut,
+    FieldListOut,
+    FieldOut,
     SchemaOut,
     present_collection,
+    present_collections,
     present_field,
-    to_model_names,
+    present_fields,
+    present_schema,
 )
 
 
@@ -36,7 +41,7 @@ class CollectionViewSet(CmsViewSet):
 
     @endpoint("schema.read", response=CollectionListOut, summary="List collections")
     def list(self, request):
-        return ok({"items": [present_collection(collection) for collection in selectors.collection_list()]})
+        return ok(present_collections(selectors.collection_list(actor=actor_from_request(request))))
 
     @endpoint("schema.write", body=CollectionCreateIn, response=CollectionOut, status=201, errors=(409,))
     def create(self, request):
@@ -48,7 +53,9 @@ class CollectionViewSet(CmsViewSet):
     @endpoint("schema.read", query=CollectionGetQuery, response=CollectionOut, summary="Get a collection")
     def retrieve(self, request, slug: str):
         include = self.query["includeFields"]
-        collection = selectors.collection_get(slug=slug, with_fields=include)
+        collection = selectors.collection_read(
+            actor=actor_from_request(request), slug=slug, with_fields=include
+        )
         return ok(present_collection(collection, with_fields=include))
 
     @endpoint("schema.write", body=CollectionUpdateIn, response=CollectionOut, summary="Update a collection")
@@ -81,18 +88,19 @@ class CollectionViewSet(CmsViewSet):
             collection=selectors.collection_get(slug=slug, with_fields=False),
             force=self.query["force"],
         )
-        return ok({"success": True})
+        return ok(SUCCESS)
 
 
 class FieldViewSet(CmsViewSet):
     @endpoint("schema.read", response=FieldListOut, summary="List a collection's fields")
     def list(self, request, collection: str):
-        fields = selectors.collection_get(slug=collection).fields.all()
-        return ok({"items": [present_field(field) for field in fields]})
+        return ok(
+            present_fields(selectors.field_list(actor=actor_from_request(request), collection=collection))
+        )
 
     @endpoint(
         "schema.write",
-        body=FieldCreateIn,
+        body=FieldDefinitionIn,
         response=FieldOut,
         status=201,
         errors=(409,),
@@ -110,7 +118,7 @@ class FieldViewSet(CmsViewSet):
     def retrieve(self, request, collection: str, field: str):
         return ok(
             present_field(
-                selectors.field_get(collection=selectors.collection_get(slug=collection), slug=field)
+                selectors.field_read(actor=actor_from_request(request), collection=collection, slug=field)
             )
         )
 
@@ -130,7 +138,7 @@ class FieldViewSet(CmsViewSet):
     def destroy(self, request, collection: str, field: str):
         current = selectors.field_get(collection=selectors.collection_get(slug=collection), slug=field)
         services.field_delete(actor=actor_from_request(request), field=current)
-        return ok({"success": True})
+        return ok(SUCCESS)
 
     @endpoint("schema.write", body=FieldReorderIn, response=FieldListOut, summary="Reorder fields")
     def reorder(self, request, collection: str, field: str = "reorder"):
@@ -140,7 +148,7 @@ class FieldViewSet(CmsViewSet):
             collection=selectors.collection_get(slug=collection),
             field_slugs=self.body["fieldSlugs"],
         )
-        return ok({"items": [present_field(item) for item in fields]})
+        return ok(present_fields(fields))
 
 
 class TypeScriptRenderer(BaseRenderer):
@@ -164,12 +172,10 @@ class SchemaExportView(CmsAPIView):
     def get(self, request):
         """Every collection with its fields. ``?format=typescript`` or ``Accept: text/typescript`` gives TypeScript
         interfaces (one per collection) instead of JSON."""
-        collections = selectors.collection_list(with_fields=True)
+        collections = selectors.collection_list(actor=actor_from_request(request), with_fields=True)
         wants_typescript = (
             self.query["format"] == "typescript" or request.accepted_renderer.format == "typescript"
         )
         if wants_typescript:
             return HttpResponse(typescript.render(collections), content_type="text/typescript; charset=utf-8")
-        return ok(
-            {"collections": [present_collection(collection, with_fields=True) for collection in collections]}
-        )
+        return ok(present_schema(collections))

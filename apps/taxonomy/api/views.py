@@ -4,37 +4,40 @@ from __future__ import annotations
 
 from apps.accounts.permissions import actor_from_request
 from apps.content import selectors as content_selectors
-from apps.core.api.serializers import paged
 from apps.core.api.views import CmsViewSet, endpoint, ok
-from apps.core.errors import NotFound
-from apps.core.presenters import SuccessFlagOut
+from apps.core.presenters import SUCCESS, SuccessFlagOut
+from apps.core.shapes import paged
 from apps.schema import selectors as schema_selectors
 from apps.taxonomy import selectors, services
-from apps.taxonomy.api.serializers import (
+from apps.taxonomy.inputs import (
     EntryTermsIn,
-    TaxonomyIn,
-    TaxonomyListOut,
-    TaxonomyOut,
+    TaxonomyCreateIn,
     TaxonomyUpdateIn,
     TermIn,
-    TermListOut,
     TermListQuery,
-    TermOut,
     TermUpdateIn,
+    to_model_names,
+)
+from apps.taxonomy.presenters import (
+    TaxonomyListOut,
+    TaxonomyOut,
+    TermListOut,
+    TermOut,
+    present_taxonomies,
     present_taxonomy,
     present_term,
-    to_model_names,
+    present_terms,
 )
 
 
 class TaxonomyViewSet(CmsViewSet):
     @endpoint("taxonomies.read", response=TaxonomyListOut, summary="List taxonomies")
     def list(self, request):
-        return ok({"items": [present_taxonomy(taxonomy) for taxonomy in selectors.taxonomy_list()]})
+        return ok(present_taxonomies(selectors.taxonomy_list(actor=actor_from_request(request))))
 
     @endpoint(
         "taxonomies.write",
-        body=TaxonomyIn,
+        body=TaxonomyCreateIn,
         response=TaxonomyOut,
         status=201,
         errors=(409,),
@@ -46,7 +49,7 @@ class TaxonomyViewSet(CmsViewSet):
 
     @endpoint("taxonomies.read", response=TaxonomyOut, summary="Get a taxonomy")
     def retrieve(self, request, name: str):
-        return ok(present_taxonomy(selectors.taxonomy_get(name=name)))
+        return ok(present_taxonomy(selectors.taxonomy_read(actor=actor_from_request(request), name=name)))
 
     @endpoint("taxonomies.write", body=TaxonomyUpdateIn, response=TaxonomyOut, summary="Update a taxonomy")
     def update(self, request, name: str):
@@ -68,7 +71,7 @@ class TaxonomyViewSet(CmsViewSet):
         services.taxonomy_delete(
             actor=actor_from_request(request), taxonomy=selectors.taxonomy_get(name=name)
         )
-        return ok({"success": True})
+        return ok(SUCCESS)
 
 
 class TermViewSet(CmsViewSet):
@@ -78,9 +81,9 @@ class TermViewSet(CmsViewSet):
     def list(self, request, name: str):
         """Ordered by slug. Hierarchical taxonomies: build the tree from ``parentId``, or page through one level
         with ``parentId`` (empty for the roots)."""
-        taxonomy = selectors.taxonomy_get(name=name)
         page = selectors.term_list(
-            taxonomy=taxonomy,
+            actor=actor_from_request(request),
+            taxonomy=name,
             parent_id=self.query.get("parentId"),
             cursor=self.query.get("cursor"),
             limit=self.query["limit"],
@@ -103,7 +106,7 @@ class TermViewSet(CmsViewSet):
 
     @endpoint("taxonomies.read", response=TermOut, summary="Get a term")
     def retrieve(self, request, name: str, slug: str):
-        term = selectors.term_get(taxonomy=selectors.taxonomy_get(name=name), slug=slug)
+        term = selectors.term_read(actor=actor_from_request(request), taxonomy=name, slug=slug)
         return ok(present_term(term, taxonomy_name=name))
 
     @endpoint("terms.manage", body=TermUpdateIn, response=TermOut, errors=(409,), summary="Update a term")
@@ -128,7 +131,7 @@ class TermViewSet(CmsViewSet):
             actor=actor_from_request(request),
             term=selectors.term_get(taxonomy=selectors.taxonomy_get(name=name), slug=slug),
         )
-        return ok({"success": True})
+        return ok(SUCCESS)
 
 
 class EntryTermsViewSet(CmsViewSet):
@@ -140,11 +143,8 @@ class EntryTermsViewSet(CmsViewSet):
     @endpoint("content.read", response=TermListOut, summary="List an entry's terms of a taxonomy")
     def list(self, request, collection: str, ref: str, taxonomy: str):
         entry = self._entry(request, collection, ref, for_update=False)
-        target = selectors.taxonomy_get(name=taxonomy)
-        if not any(item.id == target.pk for item in selectors.taxonomies_for_collection(entry.collection)):
-            raise NotFound(f"The taxonomy '{taxonomy}' does not apply to '{collection}'.")
-        terms = selectors.entry_terms(entry_id=entry.pk, taxonomy=target)
-        return ok({"items": [present_term(term, taxonomy_name=taxonomy) for term in terms]})
+        terms = selectors.entry_terms(actor=actor_from_request(request), entry=entry, taxonomy=taxonomy)
+        return ok(present_terms(terms, taxonomy_name=taxonomy))
 
     @endpoint(
         "content.update",
@@ -161,4 +161,4 @@ class EntryTermsViewSet(CmsViewSet):
             taxonomy=selectors.taxonomy_get(name=taxonomy),
             term_ids=self.body["termIds"],
         )
-        return ok({"items": [present_term(term, taxonomy_name=taxonomy) for term in terms]})
+        return ok(present_terms(terms, taxonomy_name=taxonomy))

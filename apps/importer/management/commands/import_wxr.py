@@ -126,7 +126,7 @@ class Command(BaseCommand):
     def _mappings(given: list[str], *, create: bool) -> dict[str, dict]:
         """``--map`` options checked before the file is read: a typo'd collection would otherwise be created empty
         beside the intended one."""
-        existing = [collection.slug for collection in schema_selectors.collection_list()]
+        existing = [collection.slug for collection in schema_selectors.collection_list(actor=Actor.system())]
         mappings = {}
         for item in given:
             name, sep, collection = item.partition("=")

@@ -1,0 +1,120 @@
+"""Collections and fields as every face shows them (SPEC §2.4-2.6, §4.5): each shape once, with the function that
+builds it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal, NotRequired
+
+from pydantic import Field as Doc
+
+from apps.core.shapes import TypedDict
+from apps.core.timefmt import iso
+from apps.schema.field_types import FIELD_TYPES
+from apps.schema.models import SUPPORTS, Collection, Field
+
+FieldTypeName = Literal[tuple(FIELD_TYPES)]  # type: ignore[valid-type]
+Feature = Literal[SUPPORTS]  # type: ignore[valid-type]
+
+
+class FieldOut(TypedDict):
+    id: str
+    slug: Annotated[str, Doc(description="The key of the field's value in entry data.")]
+    label: str
+    type: FieldTypeName
+    required: bool
+    unique: bool
+    defaultValue: Annotated[
+        Any, Doc(description="The value new entries get when none is given; null for none.")
+    ]
+    validation: Annotated[dict[str, Any], Doc(description="Rules for values ({} for none).")]
+    widget: Annotated[str, Doc(description="The admin editor; empty for the type's own.")]
+    options: Annotated[dict[str, Any], Doc(description="Editor and reference settings ({} for none).")]
+    sortOrder: int
+    searchable: bool
+    translatable: bool
+    createdAt: str
+    updatedAt: str
+
+
+class CollectionOut(TypedDict):
+    id: str
+    slug: str
+    label: str
+    labelSingular: str
+    description: str
+    icon: str
+    supports: list[Feature]
+    createdAt: str
+    updatedAt: str
+    fields: NotRequired[
+        Annotated[
+            list[FieldOut],
+            Doc(
+                description="The field definitions in order: with includeFields=true, in the answers to writes and "
+                "in the export."
+            ),
+        ]
+    ]
+
+
+class CollectionListOut(TypedDict):
+    items: list[CollectionOut]
+    nextCursor: Annotated[None, Doc(description="Always null: every collection comes at once.")]
+
+
+class FieldListOut(TypedDict):
+    items: Annotated[list[FieldOut], Doc(description="The collection's fields in order.")]
+
+
+class SchemaOut(TypedDict):
+    collections: Annotated[list[CollectionOut], Doc(description="Every collection with its fields.")]
+
+
+def present_field(field: Field) -> FieldOut:
+    return {
+        "id": field.pk,
+        "slug": field.slug,
+        "label": field.label,
+        "type": field.type,
+        "required": field.required,
+        "unique": field.unique,
+        "defaultValue": field.default_value,
+        "validation": field.validation or {},
+        "widget": field.widget,
+        "options": field.options or {},
+        "sortOrder": field.sort_order,
+        "searchable": field.searchable,
+        "translatable": field.translatable,
+        "createdAt": iso(field.created_at),
+        "updatedAt": iso(field.updated_at),
+    }
+
+
+def present_fields(fields: Iterable[Field]) -> FieldListOut:
+    return {"items": [present_field(field) for field in fields]}
+
+
+def present_collection(collection: Collection, *, with_fields: bool = False) -> CollectionOut:
+    data: CollectionOut = {
+        "id": collection.pk,
+        "slug": collection.slug,
+        "label": collection.label,
+        "labelSingular": collection.label_singular,
+        "description": collection.description,
+        "icon": collection.icon,
+        "supports": list(collection.supports),
+        "createdAt": iso(collection.created_at),
+        "updatedAt": iso(collection.updated_at),
+    }
+    if with_fields:
+        data["fields"] = [present_field(field) for field in collection.fields.all()]
+    return data
+
+
+def present_collections(collections: Iterable[Collection]) -> CollectionListOut:
+    return {"items": [present_collection(collection) for collection in collections], "nextCursor": None}
+
+
+def present_schema(collections: Iterable[Collection]) -> SchemaOut:
+    return {"collections": [present_collection(collection, with_fields=True) for collection in collections]}
