@@ -23,9 +23,15 @@ QueryText = Annotated[
     StringConstraints(strip_whitespace=False),
     Field(json_schema_extra={"minLength": 1, "maxLength": MAX_QUERY_CHARS}),
 ]
-SEARCH_HELP = f'At most {MAX_QUERY_CHARS} characters. Words must all match; "a phrase"; -word excludes; a or b for either.'
+SEARCH_HELP = (
+    f"At most {MAX_QUERY_CHARS} characters. "
+    'Words must all match; "a phrase"; -word excludes; a or b for either.'
+)
 SUGGEST_HELP = "The beginning of a title, or of a word in it."
-STATUS_HELP = "published (default): what the public sees. draft: the working copies editors see (contributor role and up)."
+STATUS_HELP = (
+    "published (default): what the public sees. "
+    "draft: the working copies editors see (contributor role and up)."
+)
 
 Status = Annotated[choice("published", "draft"), Field(description=STATUS_HELP)]
 Locale = Annotated[Str, Field(max_length=16, description="Only entries in this locale.")]
@@ -39,8 +45,6 @@ CollectionList = Annotated[
 
 
 class SearchQueryIn(Input):
-    """``GET /search``."""
-
     q: QueryText = Field(description=SEARCH_HELP)
     collections: CollectionList = None
     status: Status = "published"
@@ -50,8 +54,6 @@ class SearchQueryIn(Input):
 
 
 class SearchToolIn(Input):
-    """The ``search`` tool."""
-
     query: QueryText = Field(description=SEARCH_HELP)
     collections: list[str] = Field(
         None, description="Only these collections (slugs); all searchable collections when omitted."
