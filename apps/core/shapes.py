@@ -303,7 +303,10 @@ def _message(model: Any, error: Mapping[str, Any], what: str) -> str:
         return (
             f'Expected a list of items but got type "{_TYPE_NAMES.get(type(given), type(given).__name__)}".'
         )
-    if kind in {"dict_type", "model_type", "model_attributes_type"}:
+    if kind == "dict_type":
+        # A dict[...] field was DRF's DictField; a nested model was a nested serializer, worded below.
+        return f'Expected a dictionary of items but got type "{_TYPE_NAMES.get(type(given), type(given).__name__)}".'
+    if kind in {"model_type", "model_attributes_type"}:
         return f"Invalid data. Expected a dictionary, but got {_TYPE_NAMES.get(type(given), type(given).__name__)}."
     # A length on a nullable text (``Text | None``) is checked after its validators, as a generic length.
     unit = "characters" if isinstance(given, str) else "elements"
