@@ -2,19 +2,29 @@
 REST and MCP alike.
 
 Section tools also take Markdown for ``content`` (as entries' portableText fields do over MCP): the tool's model widens
-that one field and the tool converts it, so the service still receives Portable Text.
+that one field and converts it while parsing, so the tool and the service only ever see Portable Text.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
+from pydantic import BeforeValidator
+
+from apps.core.portabletext_markdown import markdown_to_portable_text
 from apps.core.shapes import Field, Input, Str, Text, choice, cursor_param, limit_param
 from apps.site.models import SectionSource
 
 PORTABLE_TEXT_HELP = "Portable Text: a list of blocks, each with _type (and _key, filled in when missing)."
 
 PortableText = Annotated[list[dict[str, Any]], Field(description=PORTABLE_TEXT_HELP)]
+MarkdownOrPortableText = Annotated[
+    PortableText,
+    BeforeValidator(
+        lambda value: markdown_to_portable_text(value) if isinstance(value, str) else value,
+        json_schema_input_type=str | list[dict[str, Any]],
+    ),
+]
 SourceName = choice(*SectionSource.values)
 SOURCE_HELP = "user: made in the CMS; import: brought in by an import (reusable blocks)."
 
@@ -84,7 +94,7 @@ class SectionIn(Input):
 
 
 class SectionToolIn(SectionIn):
-    content: Text | PortableText = Field(None, description="Markdown, or Portable Text blocks.")
+    content: MarkdownOrPortableText = Field(None, description="Markdown, or Portable Text blocks.")
 
 
 class SectionUpdateIn(SectionIn):

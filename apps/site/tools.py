@@ -1,9 +1,8 @@
 """MCP tools for reusable sections and the site settings: the site selectors and services, the site shapes. Section
-content takes Markdown like entries' portableText fields do."""
+content takes Markdown like entries' portableText fields do (converted by the tool's input model)."""
 
 from __future__ import annotations
 
-from apps.core.portabletext_markdown import markdown_to_portable_text
 from apps.mcp.registry import tool
 from apps.site import selectors, services
 from apps.site.inputs import (
@@ -41,10 +40,7 @@ def section_create(actor, args: SectionToolIn) -> SectionOut:
 
     content takes Markdown or Portable Text. A taken slug is [DUPLICATE_SLUG]. Returns the section.
     """
-    values = args.values()
-    if isinstance(values.get("content"), str):
-        values["content"] = markdown_to_portable_text(values["content"])
-    return present_section(services.section_create(actor=actor, **values))
+    return present_section(services.section_create(actor=actor, **args.values()))
 
 
 @tool(

@@ -92,6 +92,14 @@ def test_the_search_query_is_checked_alike(admin_api, admin_mcp, searchable, que
     assert tool_problems(admin_mcp, "search", {"query": query}) == {"query": problem}
 
 
+def test_section_content_is_checked_alike(admin_api, admin_mcp):
+    # The tool also takes Markdown, converted while its arguments are parsed; blocks are checked as REST checks them.
+    body = {"title": "Note", "content": ["x"]}
+    expected = {"content.0": 'Expected a dictionary of items but got type "str".'}
+    assert rest_problems(admin_api.post("/_cms/api/sections", body, format="json")) == expected
+    assert tool_problems(admin_mcp, "section_create", body) == expected
+
+
 def test_a_too_long_alt_text_is_refused_alike(admin_api, admin_mcp):
     item = make_media()
     expected = {"alt": "Ensure this field has no more than 1000 characters."}
