@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from apps.accounts.models import Role
+from apps.mcp import registry
 from tests.factories import make_collection, make_media, make_token, make_user
 from tests.mcp.wire import MODERN, McpClient
 
@@ -159,3 +160,12 @@ def test_changing_media_needs_an_author_on_both_faces(client_for, tool):
         "message": "Insufficient scope: requires the role author (30) or higher",
         "data": {"requiredRole": Role.AUTHOR},
     }
+
+
+CONVERTED = ["media", "section", "settings", "search"]
+
+
+def test_these_tools_take_their_rule_from_the_permission_table():
+    tools = [tool for tool in registry.builtin_tools() if tool.name.split("_")[0] in CONVERTED]
+    assert len(tools) == 10
+    assert [tool.name for tool in tools if tool.operation is None or tool.declared_scope is not None] == []
