@@ -89,6 +89,8 @@ def _uploaded_file(value: Any) -> Any:
         raise ValueError("The submitted data was not a file. Check the encoding type on the form.")
     if not value.name:
         raise ValueError("No filename could be determined.")
+    if not value.size:
+        raise ValueError("The submitted file is empty.")
     return value
 
 
@@ -232,6 +234,14 @@ def _model_at(model: Any, location: tuple) -> Any:
     return current
 
 
+def _is_upload(model: Any, location: tuple) -> bool:
+    holder = _model_at(model, location)
+    info = getattr(holder, "model_fields", {}).get(location[-1]) if location else None
+    return info is not None and any(
+        isinstance(item, PlainValidator) and item.func is _uploaded_file for item in info.metadata
+    )
+
+
 def _inner_model(annotation: Any) -> Any:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
@@ -258,7 +268,9 @@ def _message(model: Any, error: Mapping[str, Any], what: str) -> str:
     context = error.get("ctx") or {}
     given = error.get("input")
     if kind == "missing":
-        return "This field is required."
+        # DRF's FileField wording: a multipart body whose file part is absent, or was dropped for a name that
+        # sanitizes to nothing.
+        return "No file was submitted." if _is_upload(model, error["loc"]) else "This field is required."
     if kind == "extra_forbidden":
         holder = _model_at(model, error["loc"])
         allowed = ", ".join(sorted(wire_names(holder))) or "none"
@@ -295,14 +307,19 @@ def _message(model: Any, error: Mapping[str, Any], what: str) -> str:
         return (
             f'Expected a list of items but got type "{_TYPE_NAMES.get(type(given), type(given).__name__)}".'
         )
-    if kind in {"dict_type", "model_type", "model_attributes_type"}:
+    if kind == "dict_type":
+        # A dict[...] field was DRF's DictField; a nested model was a nested serializer, worded below.
+        return f'Expected a dictionary of items but got type "{_TYPE_NAMES.get(type(given), type(given).__name__)}".'
+    if kind in {"model_type", "model_attributes_type"}:
         return f"Invalid data. Expected a dictionary, but got {_TYPE_NAMES.get(type(given), type(given).__name__)}."
+    # A length on a nullable text (``Text | None``) is checked after its validators, as a generic length.
+    unit = "characters" if isinstance(given, str) else "elements"
     if kind == "too_short":
         if context.get("min_length") == 1 and isinstance(given, (list, dict)):
             return f"This {'list' if isinstance(given, list) else 'dictionary'} may not be empty."
-        return f"Ensure this field has at least {context.get('min_length')} elements."
+        return f"Ensure this field has at least {context.get('min_length')} {unit}."
     if kind == "too_long":
-        return f"Ensure this field has no more than {context.get('max_length')} elements."
+        return f"Ensure this field has no more than {context.get('max_length')} {unit}."
     if kind.startswith(("datetime", "date_", "time_")) or kind in {"date_parsing", "date_type"}:
         return (
             "Datetime has wrong format. Use one of these formats instead: "

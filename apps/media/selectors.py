@@ -1,10 +1,14 @@
 """Reads of media: pages of items (newest first, optionally by MIME type prefix), one item, and items by id in bulk
-for resolving references in entries and settings (one query for a whole page)."""
+for resolving references in entries and settings (one query for a whole page).
+
+The reads a face answers (``media_list``, ``media_read``) check ``media.read`` themselves, so REST and MCP cannot
+disagree about who may read; ``media_get`` finds the item a write acts on, and the write's service authorizes."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from apps.accounts.permissions import Actor, authorize
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, SortKey, keyset_page
 from apps.media.models import MediaItem
@@ -15,8 +19,9 @@ REFERENCE_FIELDS = ("id", "filename", "mime_type", "size", "width", "height", "s
 
 
 def media_list(
-    *, mime_type: str | None = None, cursor: str | None = None, limit: int = 20
+    *, actor: Actor | None, mime_type: str | None = None, cursor: str | None = None, limit: int = 20
 ) -> Page[MediaItem]:
+    authorize(actor, "media.read")
     items = MediaItem.objects.all()
     if mime_type:
         # A prefix filter (SPEC §4.3): "image/" or "image" for every image, "image/png" for PNGs only.
@@ -24,7 +29,13 @@ def media_list(
     return keyset_page(items, keys=ORDER, cursor=cursor, limit=limit, scope=f"media:{mime_type or ''}")
 
 
+def media_read(*, actor: Actor | None, media_id: str) -> MediaItem:
+    authorize(actor, "media.read")
+    return media_get(media_id=media_id)
+
+
 def media_get(*, media_id: str) -> MediaItem:
+    """The item a write acts on (its service authorizes), or NOT_FOUND."""
     item = MediaItem.objects.filter(pk=media_id).first()
     if item is None:
         raise NotFound(f"No media item {media_id}.")

@@ -1,9 +1,13 @@
-"""Reads of plugins (what is installed, with its stored state) and of the audit log."""
+"""Reads of plugins (what is installed, with its stored state) and of the audit log.
+
+The reads a face answers (``plugin_list``, ``plugin_read``, ``audit_list``) check their operation themselves;
+``plugin_get`` shows the result of a write, which its service authorized."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from apps.accounts.permissions import Actor, authorize
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, SortKey, keyset_page
 from apps.plugins import registry
@@ -22,9 +26,15 @@ class PluginView:
         return self.state.enabled if self.state is not None else True
 
 
-def plugin_list() -> list[PluginView]:
+def plugin_list(*, actor: Actor | None) -> list[PluginView]:
+    authorize(actor, "plugins.manage")
     states = {state.plugin_id: state for state in PluginState.objects.all()}
     return [PluginView(entry, states.get(entry.id)) for entry in registry.installed()]
+
+
+def plugin_read(*, actor: Actor | None, plugin_id: str) -> PluginView:
+    authorize(actor, "plugins.manage")
+    return plugin_get(plugin_id=plugin_id)
 
 
 def plugin_get(*, plugin_id: str) -> PluginView:
@@ -37,6 +47,7 @@ def plugin_get(*, plugin_id: str) -> PluginView:
 
 def audit_list(
     *,
+    actor: Actor | None,
     action: str | None = None,
     object_type: str | None = None,
     object_id: str | None = None,
@@ -45,6 +56,7 @@ def audit_list(
     limit: int = 50,
 ) -> Page[AuditEvent]:
     """Newest first, optionally narrowed to one action, one object or one actor."""
+    authorize(actor, "audit.read")
     events = AuditEvent.objects.all()
     filters = {"action": action, "object_type": object_type, "object_id": object_id, "actor_id": actor_id}
     events = events.filter(**{name: value for name, value in filters.items() if value})

@@ -2,36 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import Field
-
-from apps.mcp.registry import ToolInput, tool
+from apps.mcp.registry import tool
 from apps.search import selectors
-from apps.search.api.serializers import present_hit
-from apps.search.query import MAX_QUERY_CHARS
+from apps.search.inputs import SearchToolIn
+from apps.search.presenters import SearchItemsOut, present_items
 
 
-class SearchIn(ToolInput):
-    query: str = Field(
-        min_length=1,
-        max_length=MAX_QUERY_CHARS,
-        description='Words to find; "a phrase" in quotes, -word to exclude, or between alternatives.',
-    )
-    collections: list[str] = Field(
-        None, description="Only these collections (slugs); all searchable collections when omitted."
-    )
-    locale: str = Field(None, max_length=16, description="Only entries in this locale.")
-    limit: int = Field(20, ge=1, le=50)
-    cursor: str = Field(None, max_length=1000, description="nextCursor of the previous page.")
-    status: Literal["published", "draft"] = Field(
-        "published",
-        description="'published' searches what readers see; 'draft' the working copies (contributors and up).",
-    )
-
-
-@tool("search", title="Search content", scope="content:read", input=SearchIn, read_only=True)
-def search(actor, args: SearchIn) -> dict:
+@tool("search", title="Search content", operation="search.read", input=SearchToolIn, read_only=True)
+def search(actor, args: SearchToolIn) -> SearchItemsOut:
     """Full-text search over the entries of collections that support search, best matches first.
 
     Returns {items, nextCursor}; each item has collection, id, slug, title, a snippet with the matched words in
@@ -47,4 +25,4 @@ def search(actor, args: SearchIn) -> dict:
         cursor=args.cursor,
         query_param="query",
     )
-    return {"items": [present_hit(hit) for hit in page.results], "nextCursor": page.next_cursor}
+    return present_items(page)

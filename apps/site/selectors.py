@@ -1,9 +1,14 @@
-"""Reads of widget areas, sections and the site settings."""
+"""Reads of widget areas, sections and the site settings.
+
+The reads a face answers (``widget_area_list``, ``widget_area_read``, ``section_list``, ``section_read``,
+``settings_read``) check their operation themselves, so REST and MCP cannot disagree about who may read. The others
+find what a write acts on, or show its result: the write's service authorizes."""
 
 from __future__ import annotations
 
 from django.db.models import Prefetch, Q
 
+from apps.accounts.permissions import Actor, authorize
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, SortKey, keyset_page
 from apps.site.models import Section, SiteSettings, Widget, WidgetArea
@@ -17,8 +22,14 @@ def _with_widgets(queryset):
     )
 
 
-def widget_area_list() -> list[WidgetArea]:
+def widget_area_list(*, actor: Actor | None) -> list[WidgetArea]:
+    authorize(actor, "widgets.read")
     return list(_with_widgets(WidgetArea.objects.order_by("name")))
+
+
+def widget_area_read(*, actor: Actor | None, name: str) -> WidgetArea:
+    authorize(actor, "widgets.read")
+    return widget_area_get(name=name)
 
 
 def widget_area_get(*, name: str) -> WidgetArea:
@@ -39,9 +50,15 @@ def widget_get(*, area: WidgetArea, widget_id: str) -> Widget:
 
 
 def section_list(
-    *, source: str | None = None, search: str | None = None, cursor: str | None = None, limit: int = 50
+    *,
+    actor: Actor | None,
+    source: str | None = None,
+    search: str | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
 ) -> Page[Section]:
     """Sections by slug. ``search`` matches words of the title or of a keyword, case-insensitively."""
+    authorize(actor, "sections.read")
     sections = Section.objects.all()
     if source:
         sections = sections.filter(source=source)
@@ -52,11 +69,21 @@ def section_list(
     return keyset_page(sections, keys=SECTION_ORDER, cursor=cursor, limit=limit, scope=scope)
 
 
+def section_read(*, actor: Actor | None, slug: str) -> Section:
+    authorize(actor, "sections.read")
+    return section_get(slug=slug)
+
+
 def section_get(*, slug: str) -> Section:
     section = Section.objects.filter(slug=slug).first()
     if section is None:
         raise NotFound(f"No section '{slug}'.")
     return section
+
+
+def settings_read(*, actor: Actor | None) -> SiteSettings:
+    authorize(actor, "settings.read")
+    return site_settings()
 
 
 def site_settings() -> SiteSettings:

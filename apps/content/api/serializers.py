@@ -18,7 +18,7 @@ from apps.content.models import Byline, Entry, Revision, Status
 from apps.core.api.serializers import DeepObjectField, cursor_field, limit_field
 from apps.core.timefmt import iso
 from apps.media import selectors as media_selectors
-from apps.media.api.serializers import present_file_ref, present_image_ref
+from apps.media.presenters import present_file_ref, present_image_ref
 from apps.schema.models import Collection
 from apps.taxonomy import selectors as taxonomy_selectors
 from apps.taxonomy.api.serializers import TermRefOut

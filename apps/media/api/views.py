@@ -28,20 +28,13 @@ from rest_framework.parsers import MultiPartParser
 
 from apps.accounts.permissions import actor_from_request
 from apps.core.api.parsers import JSONParser
-from apps.core.api.serializers import paged
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
 from apps.core.errors import NotFound
-from apps.core.presenters import SuccessFlagOut
+from apps.core.presenters import SUCCESS, SuccessFlagOut
+from apps.core.shapes import paged
 from apps.media import selectors, services, storage
-from apps.media.api.serializers import (
-    MediaCreatedOut,
-    MediaCreateIn,
-    MediaListQuery,
-    MediaOut,
-    MediaUpdateIn,
-    MediaUploadIn,
-    present_media,
-)
+from apps.media.inputs import MediaCreateIn, MediaListIn, MediaUpdateIn, MediaUploadIn
+from apps.media.presenters import MediaCreatedOut, MediaOut, present_media, present_media_created
 from apps.media.uploads import UploadLimitMixin
 
 CHUNK = 64 * 1024
@@ -52,7 +45,7 @@ class MediaViewSet(UploadLimitMixin, CmsViewSet):
 
     @endpoint(
         "media.read",
-        query=MediaListQuery,
+        query=MediaListIn,
         response=paged(MediaOut),
         error_code="MEDIA_LIST_ERROR",
         summary="List media",
@@ -60,7 +53,10 @@ class MediaViewSet(UploadLimitMixin, CmsViewSet):
     def list(self, request):
         """Newest first; ``mimeType`` filters by prefix."""
         page = selectors.media_list(
-            mime_type=self.query.get("mimeType"), cursor=self.query.get("cursor"), limit=self.query["limit"]
+            actor=actor_from_request(request),
+            mime_type=self.query.get("mimeType"),
+            cursor=self.query.get("cursor"),
+            limit=self.query["limit"],
         )
         return ok(page.to_data(present_media))
 
@@ -102,11 +98,11 @@ class MediaViewSet(UploadLimitMixin, CmsViewSet):
                 alt=body.get("alt", ""),
                 caption=body.get("caption", ""),
             )
-        return ok({**present_media(item), "deduplicated": deduplicated}, status=200 if deduplicated else 201)
+        return ok(present_media_created(item, deduplicated), status=200 if deduplicated else 201)
 
     @endpoint("media.read", response=MediaOut, summary="Get a media item")
     def retrieve(self, request, pk: str):
-        return ok(present_media(selectors.media_get(media_id=pk)))
+        return ok(present_media(selectors.media_read(actor=actor_from_request(request), media_id=pk)))
 
     @endpoint("media.update", body=MediaUpdateIn, response=MediaOut, summary="Update alt text and caption")
     def partial_update(self, request, pk: str):
@@ -120,7 +116,7 @@ class MediaViewSet(UploadLimitMixin, CmsViewSet):
     def destroy(self, request, pk: str):
         """The stored file is deleted too, unless another media record names the same file."""
         services.media_delete(actor=actor_from_request(request), item=selectors.media_get(media_id=pk))
-        return ok({"success": True})
+        return ok(SUCCESS)
 
 
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")

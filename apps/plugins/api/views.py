@@ -4,16 +4,17 @@ the audit-log plugin recorded. Admins only."""
 from __future__ import annotations
 
 from apps.accounts.permissions import actor_from_request
-from apps.core.api.serializers import paged
 from apps.core.api.views import CmsViewSet, endpoint, ok
+from apps.core.shapes import paged
 from apps.plugins import selectors, services
-from apps.plugins.api.serializers import (
+from apps.plugins.inputs import AuditListIn
+from apps.plugins.presenters import (
     AuditEventOut,
-    AuditListQuery,
     PluginListOut,
     PluginOut,
     present_audit_event,
     present_plugin,
+    present_plugins,
 )
 
 
@@ -21,11 +22,11 @@ class PluginViewSet(CmsViewSet):
     @endpoint("plugins.manage", response=PluginListOut, summary="List installed plugins")
     def list(self, request):
         """Every plugin named in the CMS_PLUGINS setting, with what it contributes and whether it is enabled."""
-        return ok({"items": [present_plugin(view) for view in selectors.plugin_list()]})
+        return ok(present_plugins(selectors.plugin_list(actor=actor_from_request(request))))
 
     @endpoint("plugins.manage", response=PluginOut, summary="Get a plugin")
     def retrieve(self, request, pk: str):
-        return ok(present_plugin(selectors.plugin_get(plugin_id=pk)))
+        return ok(present_plugin(selectors.plugin_read(actor=actor_from_request(request), plugin_id=pk)))
 
     @endpoint("plugins.manage", response=PluginOut, summary="Enable a plugin")
     def enable(self, request, pk: str):
@@ -40,10 +41,11 @@ class PluginViewSet(CmsViewSet):
 
 
 class AuditLogViewSet(CmsViewSet):
-    @endpoint("audit.read", query=AuditListQuery, response=paged(AuditEventOut), summary="Read the audit log")
+    @endpoint("audit.read", query=AuditListIn, response=paged(AuditEventOut), summary="Read the audit log")
     def list(self, request):
         """Newest first. Recorded by the audit-log plugin while it is enabled."""
         page = selectors.audit_list(
+            actor=actor_from_request(request),
             action=self.query.get("action"),
             object_type=self.query.get("objectType"),
             object_id=self.query.get("objectId"),

@@ -11,17 +11,14 @@ from rest_framework.response import Response
 from apps.accounts.permissions import actor_from_request
 from apps.core.api.views import CmsAPIView, endpoint, ok
 from apps.search import selectors, services
-from apps.search.api.serializers import (
-    RebuildIn,
+from apps.search.inputs import RebuildIn, SearchQueryIn, SuggestQueryIn, split_collections
+from apps.search.presenters import (
     RebuildOut,
     SearchPageOut,
-    SearchQueryIn,
     StatsOut,
     SuggestionListOut,
-    SuggestQueryIn,
     present_page,
-    present_suggestion,
-    split_collections,
+    present_suggestions,
 )
 
 
@@ -56,7 +53,7 @@ class SuggestView(CmsAPIView):
             locale=self.query.get("locale"),
             limit=self.query["limit"],
         )
-        return ok({"items": [present_suggestion(item) for item in items]})
+        return ok(present_suggestions(items))
 
 
 class RebuildView(CmsAPIView):

@@ -3,37 +3,40 @@
 from __future__ import annotations
 
 from apps.accounts.permissions import actor_from_request
-from apps.core.api.serializers import paged
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
-from apps.core.presenters import SuccessFlagOut
+from apps.core.presenters import SUCCESS, SuccessFlagOut
+from apps.core.shapes import paged
 from apps.site import selectors, services
-from apps.site.api.serializers import (
+from apps.site.inputs import (
     SETTING_NAMES,
     SectionIn,
-    SectionListQuery,
-    SectionOut,
+    SectionListIn,
     SectionUpdateIn,
     SettingsIn,
-    SettingsOut,
     WidgetAreaIn,
-    WidgetAreaListOut,
-    WidgetAreaOut,
     WidgetAreaUpdateIn,
     WidgetIn,
-    WidgetOut,
     WidgetReorderIn,
     WidgetUpdateIn,
+)
+from apps.site.presenters import (
+    SectionOut,
+    SettingsOut,
+    WidgetAreaListOut,
+    WidgetAreaOut,
+    WidgetOut,
     present_section,
     present_settings,
     present_widget,
     present_widget_area,
+    present_widget_areas,
 )
 
 
 class WidgetAreaViewSet(CmsViewSet):
     @endpoint("widgets.read", response=WidgetAreaListOut, summary="List widget areas with their widgets")
     def list(self, request):
-        return ok({"items": [present_widget_area(area) for area in selectors.widget_area_list()]})
+        return ok(present_widget_areas(selectors.widget_area_list(actor=actor_from_request(request))))
 
     @endpoint(
         "widgets.write",
@@ -49,7 +52,9 @@ class WidgetAreaViewSet(CmsViewSet):
 
     @endpoint("widgets.read", response=WidgetAreaOut, summary="Get a widget area with its widgets in order")
     def retrieve(self, request, name: str):
-        return ok(present_widget_area(selectors.widget_area_get(name=name)))
+        return ok(
+            present_widget_area(selectors.widget_area_read(actor=actor_from_request(request), name=name))
+        )
 
     @endpoint(
         "widgets.write", body=WidgetAreaUpdateIn, response=WidgetAreaOut, summary="Update a widget area"
@@ -76,7 +81,7 @@ class WidgetAreaViewSet(CmsViewSet):
         services.widget_area_delete(
             actor=actor_from_request(request), area=selectors.widget_area_get(name=name)
         )
-        return ok({"success": True})
+        return ok(SUCCESS)
 
     @endpoint(
         "widgets.write", body=WidgetReorderIn, response=WidgetAreaOut, summary="Reorder an area's widgets"
@@ -125,14 +130,15 @@ class WidgetViewSet(CmsViewSet):
         services.widget_delete(
             actor=actor_from_request(request), widget=selectors.widget_get(area=area, widget_id=pk)
         )
-        return ok({"success": True})
+        return ok(SUCCESS)
 
 
 class SectionViewSet(CmsViewSet):
-    @endpoint("sections.read", query=SectionListQuery, response=paged(SectionOut), summary="List sections")
+    @endpoint("sections.read", query=SectionListIn, response=paged(SectionOut), summary="List sections")
     def list(self, request):
         """By slug; ``source`` (user or import) and ``search`` (words in the title or keywords) narrow the list."""
         page = selectors.section_list(
+            actor=actor_from_request(request),
             source=self.query.get("source"),
             search=self.query.get("search"),
             cursor=self.query.get("cursor"),
@@ -154,7 +160,7 @@ class SectionViewSet(CmsViewSet):
 
     @endpoint("sections.read", response=SectionOut, summary="Get a section")
     def retrieve(self, request, slug: str):
-        return ok(present_section(selectors.section_get(slug=slug)))
+        return ok(present_section(selectors.section_read(actor=actor_from_request(request), slug=slug)))
 
     @endpoint(
         "sections.write", body=SectionUpdateIn, response=SectionOut, errors=(409,), summary="Update a section"
@@ -180,14 +186,14 @@ class SectionViewSet(CmsViewSet):
     @endpoint("sections.write", response=SuccessFlagOut, summary="Delete a section")
     def destroy(self, request, slug: str):
         services.section_delete(actor=actor_from_request(request), section=selectors.section_get(slug=slug))
-        return ok({"success": True})
+        return ok(SUCCESS)
 
 
 class SettingsView(CmsAPIView):
     @endpoint("settings.read", response=SettingsOut, summary="Get the site settings")
     def get(self, request):
         """Logo and favicon are resolved to their images."""
-        return ok(present_settings(selectors.site_settings()))
+        return ok(present_settings(selectors.settings_read(actor=actor_from_request(request))))
 
     @endpoint("settings.write", body=SettingsIn, response=SettingsOut, summary="Change site settings")
     def put(self, request):
