@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterable
 from typing import Any
 
 from django.db import transaction
@@ -14,38 +15,58 @@ from apps.core.errors import ValidationError
 from apps.core.ids import new_id
 from apps.core.slugs import slugify
 
+# --- an entry's credits: the rules, shared by one entry and a batch, then the writes ---------------------------------
 
-def set_credits(entry: Entry, bylines: list[dict] | None) -> None:
-    """Replace the entry's credits; the first becomes its primary byline (SPEC §4.10 rule 6)."""
-    if bylines is None:
-        return
+
+def bylines_named(credit_lists: Iterable[list[dict] | None]) -> dict[str, Byline]:
+    """The bylines that the credits of one entry or of a batch name, read at once."""
+    ids = {item.get("bylineId") for credits in credit_lists if credits for item in credits}
+    wanted = [byline_id for byline_id in ids if isinstance(byline_id, str)]
+    return {byline.pk: byline for byline in Byline.objects.filter(pk__in=wanted)} if wanted else {}
+
+
+def credit_problems(bylines: list[dict] | None, known: Container[str] | None = None) -> dict[str, str]:
+    """What is wrong with one entry's credits: their shape, and with ``known`` (the ids among them that name a
+    byline) the bylines that do not exist.
+
+    Keys are dotted paths (docs/decisions.md), as the request parser reports the same list's shape errors."""
+    if not bylines:
+        return {}
     ids = [item.get("bylineId") for item in bylines]
-    # Keys are dotted paths (docs/decisions.md), as the request parser reports the same list's shape errors.
     problems = {}
-    for index, item in enumerate(bylines):
-        if not isinstance(item.get("bylineId"), str):
+    for index, byline_id in enumerate(ids):
+        if not isinstance(byline_id, str):
             problems[f"bylines.{index}.bylineId"] = "Required: the id of a byline."
+        elif known is not None and byline_id not in known:
+            problems[f"bylines.{index}.bylineId"] = f"No byline {byline_id}."
     if len(set(ids)) != len(ids):
         problems["bylines"] = "A byline may be credited once per entry."
-    found = {
-        byline.pk: byline for byline in Byline.objects.filter(pk__in=[i for i in ids if isinstance(i, str)])
-    }
-    for index, byline_id in enumerate(ids):
-        if isinstance(byline_id, str) and byline_id not in found:
-            problems[f"bylines.{index}.bylineId"] = f"No byline {byline_id}."
-    if problems:
-        raise ValidationError(details=problems)
-    EntryByline.objects.filter(entry=entry).delete()
-    EntryByline.objects.bulk_create(
+    return problems
+
+
+def credit_rows(entry: Entry, bylines: list[dict] | None) -> list[EntryByline]:
+    """The credit rows of checked ``bylines``, in their order; the first is the primary byline (SPEC §4.10 rule 6)."""
+    return [
         EntryByline(
             entry=entry,
-            byline=found[item["bylineId"]],
+            byline_id=item["bylineId"],
             sort_order=position,
             role_label=item.get("roleLabel") or "",
         )
-        for position, item in enumerate(bylines)
-    )
-    primary = found[ids[0]] if ids else None
+        for position, item in enumerate(bylines or [])
+    ]
+
+
+def set_credits(entry: Entry, bylines: list[dict] | None) -> None:
+    """Replace the credits of an entry that exists; None leaves them as they are."""
+    if bylines is None:
+        return
+    found = bylines_named([bylines])
+    if problems := credit_problems(bylines, found):
+        raise ValidationError(details=problems)
+    EntryByline.objects.filter(entry=entry).delete()
+    EntryByline.objects.bulk_create(credit_rows(entry, bylines))
+    primary = found[bylines[0]["bylineId"]] if bylines else None
     if entry.primary_byline_id != (primary.pk if primary else None):
         Entry.objects.filter(pk=entry.pk).update(primary_byline=primary)
         entry.primary_byline = primary

@@ -4,26 +4,32 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from apps.accounts.models import User
 from apps.accounts.permissions import Actor, authorize
 from apps.content import states
-from apps.content.models import Byline, Entry, EntryByline, Revision, Status
-from apps.content.services.bylines import set_credits
+from apps.content.models import Entry, EntryByline, Revision, Status
+from apps.content.services.bylines import bylines_named, credit_problems, credit_rows, set_credits
 from apps.content.services.revisions import append_revision
 from apps.content.services.shared import (
+    SLUG_NEEDS_TEXT,
     WRITABLE_STATUSES,
     changed,
-    check_locale,
     check_unique_values,
     choose_slug,
+    derived_slug_base,
+    duplicate_slug,
     fields_of,
     free_slug,
+    locale_problem,
     lock,
+    normal_slug,
     save,
     validate_data,
 )
@@ -31,14 +37,13 @@ from apps.core import events
 from apps.core.db import bulk_insert
 from apps.core.errors import Conflict, DuplicateSlug, NotFound, ValidationError
 from apps.core.ids import new_id
-from apps.core.slugs import slugify
 from apps.core.timefmt import now
 from apps.schema.models import Collection, Field
 
 
 def _sync_translations(entry: Entry, fields: list[Field], actor: Actor) -> None:
     """Copy the values of non-translatable fields to the other entries of the translation group."""
-    shared = [field.slug for field in fields if not field.translatable]
+    shared = _shared_fields(fields)
     if not shared:
         return
     siblings = (
@@ -59,7 +64,221 @@ def _sync_translations(entry: Entry, fields: list[Field], actor: Actor) -> None:
             changed(sibling, "translation_sync", actor)
 
 
-# --- create and update ----------------------------------------------------------------------------------------------
+# --- create: a plan per row, then a writer for one entry or for many ------------------------------------------------
+
+STATUS_PROBLEM = "Either draft or published; to publish later, create a draft and schedule it."
+BATCH_SLUG_PROBLEM = "Required in a batch: give each row its slug."
+
+
+@dataclasses.dataclass
+class EntryPlan:
+    """One entry to create: checked and normalised, not written. ``problems`` maps what is wrong with the row (its
+    own keys, as a single create reports them) to how to fix it; nothing is written while any plan has one."""
+
+    entry: Entry
+    credits: list[dict]
+    # The caller chose the slug: another entry holding it is an error, not a reason to take the next free one.
+    explicit_slug: bool
+    problems: dict[str, str] = dataclasses.field(default_factory=dict)
+    # The entry this one translates (its group's non-translatable values are copied into the new entry).
+    source: Entry | None = None
+
+
+def plan_entry(
+    *,
+    actor: Actor,
+    collection: Collection,
+    fields: list[Field],
+    moment: datetime,
+    data: dict,
+    slug: str | None = None,
+    status: str = Status.DRAFT,
+    locale: str | None = None,
+    translation_of: str | None = None,
+    bylines: list[dict] | None = None,
+    author: User | None = None,
+    published_at: datetime | None = None,
+    meta: dict | None = None,
+    created_at: datetime | None = None,
+) -> EntryPlan:
+    """The rules of creating one entry, the same for ``entry_create`` and every row of ``entry_create_many``: status,
+    locale, translation source, field values (``validate_data``), slug and credits' shape. Reads what one row needs
+    (its translation source, the entries its reference fields name); what a batch reads once for all its rows (slugs
+    taken, bylines) is checked by ``_check_stored``. Writes nothing."""
+    problems: dict[str, str] = {}
+    if status not in WRITABLE_STATUSES:
+        problems["status"] = STATUS_PROBLEM
+    elif status == Status.PUBLISHED:
+        authorize(actor, "content.publish")
+    locale = settings.CMS_DEFAULT_LOCALE if locale is None else locale
+    if problem := locale_problem(locale):
+        problems["locale"] = problem
+    entry_id = new_id()
+    source = None
+    if translation_of is not None:
+        source = Entry.objects.filter(
+            pk=translation_of, collection=collection, deleted_at__isnull=True
+        ).first()
+        if source is None:
+            problems["translationOf"] = f"No entry {translation_of} in '{collection.slug}'."
+        elif isinstance(data, dict):
+            shared = {slug: source.data[slug] for slug in _shared_fields(fields) if slug in source.data}
+            data = {
+                **{key: copy.deepcopy(value) for key, value in shared.items() if value is not None},
+                **data,
+            }
+    try:
+        clean = validate_data(collection=collection, fields=fields, data=data, creating=True)
+    except ValidationError as error:
+        problems.update(error.details)
+        clean = {}
+    if slug is not None:
+        slug = normal_slug(slug)
+        if not slug:
+            problems["slug"] = SLUG_NEEDS_TEXT
+    problems.update(credit_problems(bylines))
+    published = status == Status.PUBLISHED
+    entry = Entry(
+        id=entry_id,
+        collection=collection,
+        slug=slug or "",
+        locale=locale,
+        translation_group=source.translation_group if source else entry_id,
+        status=status,
+        data=clean,
+        # Shared with data: a batch serialises both when inserting; one entry gets its own copy when written.
+        live_data=clean if published else None,
+        author=author if author is not None else actor.user,
+        meta=meta or {},
+        created_at=created_at or moment,
+        updated_at=moment,
+        published_at=(published_at or moment) if published else None,
+        version=1,
+    )
+    return EntryPlan(entry, bylines or [], slug is not None, problems, source)
+
+
+def _shared_fields(fields: list[Field]) -> list[str]:
+    return [field.slug for field in fields if not field.translatable]
+
+
+def _check_stored(collection: Collection, plans: list[EntryPlan], *, batch: bool) -> None:
+    """The rules that compare the rows with what is stored (and, in a batch, with each other), one query each for
+    any number of rows: credited bylines exist, explicit slugs are free and given once, a translation's locale is
+    free in its group. Problems first (VALIDATION_ERROR for all rows at once), then conflicts."""
+    found = bylines_named(plan.credits for plan in plans)
+    wanted: dict[tuple[str, str], int] = {}
+    for index, plan in enumerate(plans):
+        for key, problem in credit_problems(plan.credits, found).items():
+            plan.problems.setdefault(key, problem)
+        if plan.credits and plan.credits[0].get("bylineId") in found:
+            plan.entry.primary_byline = found[plan.credits[0]["bylineId"]]
+        if not plan.explicit_slug:
+            if batch:
+                plan.problems["slug"] = BATCH_SLUG_PROBLEM
+            continue
+        if "slug" in plan.problems:
+            continue
+        key = (plan.entry.locale, plan.entry.slug)
+        if key in wanted:
+            plan.problems["slug"] = f"'{plan.entry.slug}' is given to row {wanted[key]} too."
+        wanted.setdefault(key, index)
+    problems = {
+        (f"rows.{index}.{key}" if batch else key): problem
+        for index, plan in enumerate(plans)
+        for key, problem in plan.problems.items()
+    }
+    if problems:
+        raise ValidationError(details=problems)
+    if wanted:
+        taken = Entry.objects.filter(
+            collection=collection, deleted_at__isnull=True, slug__in={slug for _, slug in wanted}
+        ).values_list("locale", "slug", "pk")
+        for locale, slug, holder in sorted(taken, key=lambda row: wanted.get(row[:2], len(plans))):
+            if (locale, slug) in wanted:
+                key = f"rows.{wanted[locale, slug]}.slug" if batch else "slug"
+                raise duplicate_slug(collection, locale, slug, holder, key=key)
+    for plan in plans:
+        if plan.source is not None:
+            _check_translation_free(plan.entry)
+
+
+def _check_translation_free(entry: Entry) -> None:
+    existing = (
+        Entry.objects.filter(
+            translation_group=entry.translation_group, locale=entry.locale, deleted_at__isnull=True
+        )
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if existing is not None:
+        raise Conflict(
+            f"The translation group already has a '{entry.locale}' entry ({existing}).",
+            details={"locale": f"Taken by {existing}."},
+        )
+
+
+def _write_one(plan: EntryPlan, fields: list[Field], actor: Actor) -> Entry:
+    """Insert one planned entry with its credits and first revision, and tell the others (``entry_changed``)."""
+    entry = plan.entry
+    if not plan.explicit_slug:
+        entry.slug = free_slug(entry.collection_id, entry.locale, derived_slug_base(entry.data, entry.pk))
+    if entry.live_data is not None:
+        entry.live_data = copy.deepcopy(entry.data)
+    check_unique_values(entry, fields, None)
+    try:
+        with transaction.atomic():
+            entry.save(force_insert=True)
+    except IntegrityError:
+        # A concurrent writer took the slug or a unique value between our checks and the insert. Its row is
+        # committed now (the insert waited for it), so checking the unique values again names it.
+        check_unique_values(entry, fields, None)
+        if plan.explicit_slug:
+            raise DuplicateSlug(f"The slug '{entry.slug}' was just taken; choose another.") from None
+        entry.slug = free_slug(entry.collection_id, entry.locale, entry.slug)
+        try:
+            with transaction.atomic():
+                entry.save(force_insert=True)
+        except IntegrityError:
+            raise Conflict("A unique value or the slug was just taken by another entry; retry.") from None
+    if plan.credits:
+        EntryByline.objects.bulk_create(credit_rows(entry, plan.credits))
+    if plan.source is not None:
+        _sync_translations(entry, fields, actor)
+    append_revision(entry, "publish" if entry.status == Status.PUBLISHED else "create", actor)
+    changed(entry, "create", actor)
+    return entry
+
+
+def _write_many(
+    collection: Collection, plans: list[EntryPlan], actor: Actor, moment: datetime
+) -> list[Entry]:
+    """Insert planned entries together: one statement each for the entries, their credits and their revisions, and
+    one ``entries_created`` event for all."""
+    entries = [plan.entry for plan in plans]
+    try:
+        with transaction.atomic():
+            bulk_insert(entries)
+    except IntegrityError:
+        raise Conflict("A slug was just taken by another entry; retry.") from None
+    bulk_insert([row for plan in plans for row in credit_rows(plan.entry, plan.credits)])
+    if collection.supports_feature("revisions"):
+        bulk_insert(
+            [
+                Revision(
+                    collection_id=collection.pk,
+                    entry=entry,
+                    data=entry.data,
+                    action="publish" if entry.status == Status.PUBLISHED else "create",
+                    status=entry.status,
+                    author=actor.user,
+                    created_at=moment,
+                )
+                for entry in entries
+            ]
+        )
+    events.entries_created.send(sender=Entry, entries=entries, actor=actor)
+    return entries
 
 
 @transaction.atomic
@@ -79,192 +298,54 @@ def entry_create(
     created_at: datetime | None = None,
 ) -> Entry:
     """Create an entry, a draft unless ``status`` is ``published``. ``author`` defaults to the acting user.
-    ``created_at`` keeps the original date of imported content (now by default)."""
+    ``created_at`` keeps the original date of imported content (now by default). Without ``slug`` the entry gets a
+    free one made from its title."""
     authorize(actor, "content.create")
-    if status not in WRITABLE_STATUSES:
-        raise ValidationError(
-            details={"status": "Either draft or published; to publish later, create a draft and schedule it."}
-        )
-    if status == Status.PUBLISHED:
-        authorize(actor, "content.publish")
     fields = fields_of(collection)
-    locale = check_locale(locale)
-    entry_id = new_id()
-    group = entry_id
-    if translation_of is not None:
-        source = Entry.objects.filter(
-            pk=translation_of, collection=collection, deleted_at__isnull=True
-        ).first()
-        if source is None:
-            raise ValidationError(
-                details={"translationOf": f"No entry {translation_of} in '{collection.slug}'."}
-            )
-        group = source.translation_group
-        existing = Entry.objects.filter(
-            translation_group=group, locale=locale, deleted_at__isnull=True
-        ).first()
-        if existing is not None:
-            raise Conflict(
-                f"The translation group already has a '{locale}' entry ({existing.pk}).",
-                details={"locale": f"Taken by {existing.pk}."},
-            )
-        shared = {
-            field.slug: copy.deepcopy(source.data[field.slug]) for field in fields if not field.translatable
-        }
-        data = {
-            **{key: value for key, value in shared.items() if value is not None and key in source.data},
-            **data,
-        }
-    clean = validate_data(collection=collection, fields=fields, data=data, creating=True)
-    moment = now()
-    entry = Entry(
-        id=entry_id,
+    plan = plan_entry(
+        actor=actor,
         collection=collection,
-        locale=locale,
-        translation_group=group,
+        fields=fields,
+        moment=now(),
+        data=data,
+        slug=slug,
         status=status,
-        data=clean,
-        live_data=copy.deepcopy(clean) if status == Status.PUBLISHED else None,
-        author=author if author is not None else actor.user,
-        meta=meta or {},
-        created_at=created_at or moment,
-        updated_at=moment,
-        published_at=(published_at or moment) if status == Status.PUBLISHED else None,
+        locale=locale,
+        translation_of=translation_of,
+        bylines=bylines,
+        author=author,
+        published_at=published_at,
+        meta=meta,
+        created_at=created_at,
     )
-    entry.slug = choose_slug(
-        collection=collection, locale=locale, explicit=slug, data=clean, entry_id=entry_id
-    )
-    check_unique_values(entry, fields, None)
-    try:
-        with transaction.atomic():
-            entry.save(force_insert=True)
-    except IntegrityError:
-        # A concurrent writer took the slug or a unique value between our checks and the insert. Its row is
-        # committed now (the insert waited for it), so checking the unique values again names it.
-        check_unique_values(entry, fields, None)
-        if slug is not None:
-            raise DuplicateSlug(f"The slug '{entry.slug}' was just taken; choose another.") from None
-        entry.slug = free_slug(collection.pk, locale, entry.slug)
-        try:
-            with transaction.atomic():
-                entry.save(force_insert=True)
-        except IntegrityError:
-            raise Conflict("A unique value or the slug was just taken by another entry; retry.") from None
-    set_credits(entry, bylines)
-    if translation_of is not None:
-        _sync_translations(entry, fields, actor)
-    append_revision(entry, "publish" if status == Status.PUBLISHED else "create", actor)
-    changed(entry, "create", actor)
-    return entry
+    _check_stored(collection, [plan], batch=False)
+    return _write_one(plan, fields, actor)
 
 
 @transaction.atomic
 def entry_create_many(*, actor: Actor, collection: Collection, rows: list[dict[str, Any]]) -> list[Entry]:
-    """Create many entries of one collection at once (imports): the checks of ``entry_create`` for every row,
-    written together (``bulk_insert``: one statement each for the entries, their credits and their revisions); one
-    ``entries_created`` event for all.
+    """Create many entries of one collection at once (imports), all or nothing: each row planned by the rules of
+    ``entry_create`` (``plan_entry``, so a row is refused with the same messages, under ``rows.N.``), then written
+    together.
 
-    A row has ``data``, ``slug`` (required, must be free), ``status`` (draft or published), and optionally
-    ``locale``, ``author``, ``published_at``, ``created_at``, ``meta`` and ``bylines``. Collections with unique fields
-    take the one-by-one path (their values are checked against each other there). All or nothing."""
+    A row has the arguments of ``entry_create``; its ``slug`` is required. In a collection with unique fields, or
+    with translations among the rows, the rows are written one by one, each checked against those written before
+    it."""
     authorize(actor, "content.create")
     if not rows:
         return []
     fields = fields_of(collection)
-    if any(field.unique for field in fields):
-        return [entry_create(actor=actor, collection=collection, **row) for row in rows]
-    problems: dict[str, str] = {}
     moment = now()
-    entries: list[Entry] = []
-    wanted: set[tuple[str, str]] = set()
-    byline_ids: set[str] = set()
-    for index, row in enumerate(rows):
-        status = row.get("status", Status.DRAFT)
-        if status not in WRITABLE_STATUSES:
-            problems[f"rows.{index}.status"] = "Either draft or published."
-            continue
-        if status == Status.PUBLISHED:
-            authorize(actor, "content.publish")
-        locale = check_locale(row.get("locale"))
-        slug = slugify(row.get("slug") or "")
-        if not slug:
-            problems[f"rows.{index}.slug"] = "Needs at least one letter or digit."
-            continue
-        if (locale, slug) in wanted:
-            problems[f"rows.{index}.slug"] = f"'{slug}' is given twice."
-        wanted.add((locale, slug))
-        clean = validate_data(collection=collection, fields=fields, data=row.get("data") or {}, creating=True)
-        entry_id = new_id()
-        credits = row.get("bylines") or []
-        byline_ids.update(item["bylineId"] for item in credits)
-        entry = Entry(
-            id=entry_id,
-            collection=collection,
-            slug=slug,
-            locale=locale,
-            translation_group=entry_id,
-            status=status,
-            data=clean,
-            # Shared, not copied: the rows are serialised when inserted and these objects are not changed after.
-            live_data=clean if status == Status.PUBLISHED else None,
-            author=row["author"] if row.get("author") is not None else actor.user,
-            primary_byline_id=credits[0]["bylineId"] if credits else None,
-            meta=row.get("meta") or {},
-            created_at=row.get("created_at") or moment,
-            updated_at=moment,
-            published_at=(row.get("published_at") or moment) if status == Status.PUBLISHED else None,
-            version=1,
-        )
-        entry._credits = credits
-        entries.append(entry)
-    if problems:
-        raise ValidationError(details=problems)
-    taken = Entry.objects.filter(
-        collection=collection, deleted_at__isnull=True, slug__in=[slug for _, slug in wanted]
-    ).values_list("locale", "slug", "pk")
-    for locale, slug, holder in taken:
-        if (locale, slug) in wanted:
-            raise DuplicateSlug(
-                f"The slug '{slug}' is already used by entry {holder} in '{collection.slug}' ({locale}).",
-                details={"slug": f"'{slug}' taken by {holder}."},
-            )
-    known = set(Byline.objects.filter(pk__in=byline_ids).values_list("pk", flat=True))
-    if missing := sorted(byline_ids - known):
-        raise ValidationError(details={"bylines": f"No byline {', '.join(missing)}."})
-    try:
-        with transaction.atomic():
-            bulk_insert(entries)
-    except IntegrityError:
-        raise Conflict("A slug was just taken by another entry; retry.") from None
-    bulk_insert(
-        [
-            EntryByline(
-                entry=entry,
-                byline_id=item["bylineId"],
-                sort_order=position,
-                role_label=item.get("roleLabel") or "",
-            )
-            for entry in entries
-            for position, item in enumerate(entry._credits)
-        ]
-    )
-    if collection.supports_feature("revisions"):
-        bulk_insert(
-            [
-                Revision(
-                    collection_id=collection.pk,
-                    entry=entry,
-                    data=entry.data,
-                    action="publish" if entry.status == Status.PUBLISHED else "create",
-                    status=entry.status,
-                    author=actor.user,
-                    created_at=moment,
-                )
-                for entry in entries
-            ]
-        )
-    events.entries_created.send(sender=Entry, entries=entries, actor=actor)
-    return entries
+    plans = [
+        plan_entry(actor=actor, collection=collection, fields=fields, moment=moment, **row) for row in rows
+    ]
+    _check_stored(collection, plans, batch=True)
+    if any(field.unique for field in fields) or any(plan.source for plan in plans):
+        return [_write_one(plan, fields, actor) for plan in plans]
+    return _write_many(collection, plans, actor, moment)
+
+
+# --- update and delete ---------------------------------------------------------------------------------------------
 
 
 @transaction.atomic

@@ -132,30 +132,45 @@ def free_slug(collection_id: str, locale: str, base: str, exclude: str | None = 
     return slugs.free_slug(live.exclude(pk=exclude) if exclude else live, base)
 
 
-def _slug_source(data: dict) -> str:
+SLUG_NEEDS_TEXT = "Needs at least one letter or digit."
+
+
+def normal_slug(explicit: Any) -> str:
+    """The slug a caller asked for, normalised; empty when it has no letter or digit (refuse it with
+    ``SLUG_NEEDS_TEXT``)."""
+    return slugify(explicit) if isinstance(explicit, str) else ""
+
+
+def derived_slug_base(data: dict, entry_id: str) -> str:
+    """What an entry's slug is made from when none is given: its title or name, else its id."""
     for key in ("title", "name"):
         if isinstance(data.get(key), str) and data[key].strip():
-            return data[key]
-    return ""
+            return slugify(data[key]) or entry_id.lower()
+    return entry_id.lower()
+
+
+def duplicate_slug(
+    collection: Collection, locale: str, slug: str, holder: str, *, key: str = "slug"
+) -> DuplicateSlug:
+    return DuplicateSlug(
+        f"The slug '{slug}' is already used by entry {holder} in '{collection.slug}' ({locale}); "
+        "choose another or omit slug to get a free one.",
+        details={key: f"Taken by {holder}."},
+    )
 
 
 def choose_slug(
     *, collection: Collection, locale: str, explicit: str | None, data: dict, entry_id: str
 ) -> str:
     if explicit is not None:
-        slug = slugify(explicit) if isinstance(explicit, str) else ""
+        slug = normal_slug(explicit)
         if not slug:
-            raise ValidationError(details={"slug": "Needs at least one letter or digit."})
+            raise ValidationError(details={"slug": SLUG_NEEDS_TEXT})
         holder = slug_taken(collection.pk, locale, slug, exclude=entry_id)
         if holder:
-            raise DuplicateSlug(
-                f"The slug '{slug}' is already used by entry {holder} in '{collection.slug}' ({locale}); "
-                "choose another or omit slug to get a free one.",
-                details={"slug": f"Taken by {holder}."},
-            )
+            raise duplicate_slug(collection, locale, slug, holder)
         return slug
-    base = slugify(_slug_source(data)) or entry_id.lower()
-    return free_slug(collection.pk, locale, base, exclude=entry_id)
+    return free_slug(collection.pk, locale, derived_slug_base(data, entry_id), exclude=entry_id)
 
 
 # --- helpers --------------------------------------------------------------------------------------------------------
@@ -166,14 +181,11 @@ def fields_of(collection: Collection) -> list[Field]:
     return list(schema_selectors.collection_for_read(collection_id=collection.pk, fresh=True).fields.all())
 
 
-def check_locale(locale: str | None) -> str:
-    if locale is None:
-        return settings.CMS_DEFAULT_LOCALE
-    if locale not in settings.CMS_LOCALES:
-        raise ValidationError(
-            details={"locale": f"Unknown locale '{locale}'; configured: {', '.join(settings.CMS_LOCALES)}."}
-        )
-    return locale
+def locale_problem(locale: str) -> str | None:
+    """Why ``locale`` is refused, or None for one of the configured locales."""
+    if locale in settings.CMS_LOCALES:
+        return None
+    return f"Unknown locale '{locale}'; configured: {', '.join(settings.CMS_LOCALES)}."
 
 
 # Every write starts here; compiling this queryset each time was a quarter of a PATCH (apps/core/db.PreparedQuery).
