@@ -18,6 +18,7 @@ from apps.content.services.entries import (
     entry_update,
 )
 from apps.content.services.lifecycle import (
+    due_refusals,
     entry_discard_draft,
     entry_publish,
     entry_restore,
@@ -37,6 +38,7 @@ __all__ = [
     "byline_create",
     "byline_delete",
     "byline_update",
+    "due_refusals",
     "entry_create",
     "entry_create_many",
     "entry_delete_permanently",

@@ -4,12 +4,15 @@ scheduled entries whose time has come. Each asks the state table (``states.check
 from __future__ import annotations
 
 import copy
+import logging
 from datetime import datetime
 
 from django.db import transaction
+from django.db.models import Q
 
 from apps.accounts.permissions import Actor, authorize
 from apps.content import states
+from apps.content.errors import InvalidTransition
 from apps.content.models import Entry, Status
 from apps.content.services.revisions import append_revision
 from apps.content.services.shared import (
@@ -25,6 +28,27 @@ from apps.core.errors import Conflict, ValidationError
 from apps.core.timefmt import iso, now
 from apps.schema.models import Collection
 
+logger = logging.getLogger(__name__)
+
+
+def _publication(entry: Entry, *, published_at: datetime | None = None) -> dict:
+    """The plan of publishing ``entry``, the same for an editor and the scheduled-publishing worker: the state table
+    allows it, and the row's new values. The first publication date is kept unless ``published_at`` is given."""
+    states.check("publish", entry)
+    return {
+        "status": Status.PUBLISHED,
+        "live_data": copy.deepcopy(entry.data),
+        "published_at": published_at or entry.published_at or now(),
+        "scheduled_at": None,
+    }
+
+
+def _publish(entry: Entry, publication: dict, actor: Actor) -> Entry:
+    save(entry, entry.version, **publication)
+    append_revision(entry, "publish", actor)
+    changed(entry, "publish", actor)
+    return entry
+
 
 @transaction.atomic
 def entry_publish(
@@ -38,25 +62,14 @@ def entry_publish(
     ``published_at`` (in the past) is given."""
     entry = lock(entry, collection)
     authorize(actor, "content.publish", owner_id=entry.author_id)
-    states.check("publish", entry)
-    moment = now()
-    if published_at is not None and published_at > moment:
+    publication = _publication(entry, published_at=published_at)
+    if published_at is not None and published_at > now():
         raise ValidationError(
             details={
                 "publishedAt": f"{iso(published_at)} is in the future; schedule the entry instead (…/schedule)."
             }
         )
-    save(
-        entry,
-        entry.version,
-        status=Status.PUBLISHED,
-        live_data=copy.deepcopy(entry.data),
-        published_at=published_at or entry.published_at or moment,
-        scheduled_at=None,
-    )
-    append_revision(entry, "publish", actor)
-    changed(entry, "publish", actor)
-    return entry
+    return _publish(entry, publication, actor)
 
 
 @transaction.atomic
@@ -162,13 +175,22 @@ def entry_restore(*, actor: Actor, entry: Entry | str, collection: Collection | 
 # --- scheduled publishing -------------------------------------------------------------------------------------------
 
 
+def _due(moment: datetime) -> Q:
+    return Q(status=Status.SCHEDULED, scheduled_at__lte=moment)
+
+
 def publish_due(*, at: datetime | None = None, limit: int = 200) -> list[Entry]:
-    """Publish scheduled entries whose time has come, each in its own transaction. Safe with several workers: a row is
-    published by whoever locks it first, and the conditional update makes a second attempt a no-op."""
+    """Publish scheduled entries whose time has come, each in its own transaction, by the rules an editor's
+    ``entry_publish`` follows: the due entries the state table allows to be published (``states.permits``), each
+    checked again once locked (``states.check``: it may have been trashed meanwhile). One the table refuses is left
+    as it is and logged with the refusal an editor would get; ``due_refusals`` lists those.
+
+    Safe with several workers: a row is published by whoever locks it first, and the conditional update makes a
+    second attempt a no-op."""
     moment = at or now()
     actor = Actor.system()
     due = list(
-        Entry.objects.filter(status=Status.SCHEDULED, deleted_at__isnull=True, scheduled_at__lte=moment)
+        Entry.objects.filter(_due(moment), states.permits("publish"))
         .order_by("scheduled_at")
         .values_list("pk", flat=True)[:limit]
     )
@@ -180,25 +202,36 @@ def publish_due(*, at: datetime | None = None, limit: int = 200) -> list[Entry]:
                 # collection another worker (or a collection edit) had locked, and leave them for a later pass.
                 Entry.objects.select_for_update(skip_locked=True, of=("self",))
                 .select_related("collection")
-                .filter(
-                    pk=entry_id, status=Status.SCHEDULED, deleted_at__isnull=True, scheduled_at__lte=moment
-                )
+                .filter(_due(moment), pk=entry_id)
                 .first()
             )
             if entry is None:
                 continue
             try:
-                save(
-                    entry,
-                    entry.version,
-                    status=Status.PUBLISHED,
-                    live_data=copy.deepcopy(entry.data),
-                    published_at=entry.scheduled_at,
-                    scheduled_at=None,
-                )
+                publication = _publication(entry, published_at=entry.scheduled_at)
+            except InvalidTransition as refusal:
+                logger.info("Scheduled entry %s not published: %s", entry.pk, refusal.message)
+                continue
+            try:
+                published.append(_publish(entry, publication, actor))
             except Conflict:
                 continue  # another worker published it first
-            append_revision(entry, "publish", actor)
-            changed(entry, "publish", actor)
-            published.append(entry)
     return published
+
+
+def due_refusals(*, at: datetime | None = None, limit: int = 100) -> list[tuple[Entry, str]]:
+    """Scheduled entries whose time has come that the state table does not let be published (in the trash, say),
+    each with the refusal an editor publishing it would get. ``publish_due`` leaves them as they are."""
+    held = (
+        Entry.objects.filter(_due(at or now()))
+        .exclude(states.permits("publish"))
+        .select_related("collection")
+        .order_by("scheduled_at", "pk")[:limit]
+    )
+    refusals = []
+    for entry in held:
+        try:
+            states.check("publish", entry)
+        except InvalidTransition as refusal:
+            refusals.append((entry, refusal.message))
+    return refusals
