@@ -54,11 +54,11 @@ BAD_ROWS = {
 @override_settings(CMS_LOCALES=["en", "fr"])
 @pytest.mark.parametrize("case", list(BAD_ROWS))
 def test_a_refused_row_reads_as_the_same_entry_refused_over_rest(admin_api, posts_collection, case):
-    byline = make_byline()
+    known = make_byline().pk
     row = BAD_ROWS[case]
     if "bylines" in row:
-        row = {**row, "bylines": [{"bylineId": byline.pk if c["bylineId"] == "KNOWN" else c["bylineId"]}
-                                  for c in row["bylines"]]}  # fmt: skip
+        credits = [credit["bylineId"] for credit in row["bylines"]]
+        row = {**row, "bylines": [{"bylineId": known if ref == "KNOWN" else ref} for ref in credits]}
 
     response = admin_api.post(POSTS, row, format="json")
     assert response.status_code == 400

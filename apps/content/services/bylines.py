@@ -25,9 +25,8 @@ def bylines_named(credit_lists: Iterable[list[dict] | None]) -> dict[str, Byline
     return {byline.pk: byline for byline in Byline.objects.filter(pk__in=wanted)} if wanted else {}
 
 
-def credit_problems(bylines: list[dict] | None, known: Container[str] | None = None) -> dict[str, str]:
-    """What is wrong with one entry's credits: their shape, and with ``known`` (the ids among them that name a
-    byline) the bylines that do not exist.
+def credit_problems(bylines: list[dict] | None) -> dict[str, str]:
+    """What is wrong with the shape of one entry's credits (``unknown_bylines`` checks that they exist).
 
     Keys are dotted paths (docs/decisions.md), as the request parser reports the same list's shape errors."""
     if not bylines:
@@ -37,11 +36,18 @@ def credit_problems(bylines: list[dict] | None, known: Container[str] | None = N
     for index, byline_id in enumerate(ids):
         if not isinstance(byline_id, str):
             problems[f"bylines.{index}.bylineId"] = "Required: the id of a byline."
-        elif known is not None and byline_id not in known:
-            problems[f"bylines.{index}.bylineId"] = f"No byline {byline_id}."
     if len(set(ids)) != len(ids):
         problems["bylines"] = "A byline may be credited once per entry."
     return problems
+
+
+def unknown_bylines(bylines: list[dict] | None, known: Container[str]) -> dict[str, str]:
+    """The credits naming no byline; ``known`` holds the ids among them that name one (``bylines_named``)."""
+    return {
+        f"bylines.{index}.bylineId": f"No byline {item['bylineId']}."
+        for index, item in enumerate(bylines or [])
+        if isinstance(item.get("bylineId"), str) and item["bylineId"] not in known
+    }
 
 
 def credit_rows(entry: Entry, bylines: list[dict] | None) -> list[EntryByline]:
@@ -62,7 +68,7 @@ def set_credits(entry: Entry, bylines: list[dict] | None) -> None:
     if bylines is None:
         return
     found = bylines_named([bylines])
-    if problems := credit_problems(bylines, found):
+    if problems := {**credit_problems(bylines), **unknown_bylines(bylines, found)}:
         raise ValidationError(details=problems)
     EntryByline.objects.filter(entry=entry).delete()
     EntryByline.objects.bulk_create(credit_rows(entry, bylines))

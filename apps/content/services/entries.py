@@ -15,7 +15,13 @@ from apps.accounts.models import User
 from apps.accounts.permissions import Actor, authorize
 from apps.content import states
 from apps.content.models import Entry, EntryByline, Revision, Status
-from apps.content.services.bylines import bylines_named, credit_problems, credit_rows, set_credits
+from apps.content.services.bylines import (
+    bylines_named,
+    credit_problems,
+    credit_rows,
+    set_credits,
+    unknown_bylines,
+)
 from apps.content.services.revisions import append_revision
 from apps.content.services.shared import (
     SLUG_NEEDS_TEXT,
@@ -122,7 +128,8 @@ def plan_entry(
         if source is None:
             problems["translationOf"] = f"No entry {translation_of} in '{collection.slug}'."
         elif isinstance(data, dict):
-            shared = {slug: source.data[slug] for slug in _shared_fields(fields) if slug in source.data}
+            # The group's non-translatable values, unless the new entry gives its own.
+            shared = {key: source.data[key] for key in _shared_fields(fields) if key in source.data}
             data = {
                 **{key: copy.deepcopy(value) for key, value in shared.items() if value is not None},
                 **data,
@@ -169,7 +176,7 @@ def _check_stored(collection: Collection, plans: list[EntryPlan], *, batch: bool
     found = bylines_named(plan.credits for plan in plans)
     wanted: dict[tuple[str, str], int] = {}
     for index, plan in enumerate(plans):
-        for key, problem in credit_problems(plan.credits, found).items():
+        for key, problem in unknown_bylines(plan.credits, found).items():
             plan.problems.setdefault(key, problem)
         if plan.credits and plan.credits[0].get("bylineId") in found:
             plan.entry.primary_byline = found[plan.credits[0]["bylineId"]]
