@@ -1,9 +1,9 @@
 """The lifecycle of SPEC §3 as data: which actions apply to an entry in which state, and what they lead to.
 
 Services ask ``check(action, entry)`` before writing; a refusal is INVALID_TRANSITION (400) with a message that says
-why and what to do instead. Code that selects many entries for an action (the scheduled-publishing worker) selects
-with ``permits(action)``, the same table as a query filter, and still checks each row it then holds. The table is the single source: REST, MCP, the admin actions and the worker all go through
-the services that consult it.
+why and what to do instead. The table is the single source: REST, MCP, the admin actions and the worker all go through
+the services that consult it. Code that selects many entries for an action (the scheduled-publishing worker) selects
+with ``permits(action)``, the same table as a query filter, and still checks each row it then holds.
 """
 
 from __future__ import annotations
