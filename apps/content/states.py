@@ -2,12 +2,15 @@
 
 Services ask ``check(action, entry)`` before writing; a refusal is INVALID_TRANSITION (400) with a message that says
 why and what to do instead. The table is the single source: REST, MCP, the admin actions and the worker all go through
-the services that consult it.
+the services that consult it. Code that selects many entries for an action (the scheduled-publishing worker) selects
+with ``permits(action)``, the same table as a query filter, and still checks each row it then holds.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from django.db.models import Q
 
 from apps.content.errors import InvalidTransition
 from apps.content.models import Entry, Status
@@ -77,3 +80,16 @@ def check(action: str, entry: Entry) -> Transition:
     if transition.needs_live and not entry.was_published:
         raise InvalidTransition(transition.refusal, details={"state": entry.status, "action": action})
     return transition
+
+
+def permits(action: str) -> Q:
+    """The entries ``check`` lets ``action`` apply to, as a query filter."""
+    transition = TRANSITIONS[action]
+    allowed = Q(status__in=sorted(transition.from_statuses))
+    if transition.in_trash == "forbidden":
+        allowed &= Q(deleted_at__isnull=True)
+    elif transition.in_trash == "required":
+        allowed &= Q(deleted_at__isnull=False)
+    if transition.needs_live:
+        allowed &= Q(live_data__isnull=False)
+    return allowed

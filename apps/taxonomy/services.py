@@ -8,7 +8,9 @@ entry and moves its children up to its own parent.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -230,43 +232,102 @@ def term_delete(*, actor: Actor, term: Term) -> None:
     term.delete()
 
 
-# --- entries' terms -------------------------------------------------------------------------------------------------
+# --- entries' terms: one plan for an entry's terms, writers for one entry and for many ------------------------------
+
+
+@dataclasses.dataclass
+class TermsLookup:
+    """What planning entries' terms reads from the database, once for one entry or for a whole batch."""
+
+    # (taxonomy id, collection id) of each taxonomy that applies to a collection.
+    attached: set[tuple[str, str]]
+    # The taxonomy of each named term that exists.
+    found: dict[str, str]
+
+    @classmethod
+    def read(cls, taxonomies: Iterable[Taxonomy], term_ids: Iterable[str]) -> TermsLookup:
+        found = Term.objects.filter(pk__in=set(term_ids)).values_list("pk", "taxonomy_id")
+        return cls(_attached(taxonomies), dict(found))
+
+
+def _attached(taxonomies: Iterable[Taxonomy]) -> set[tuple[str, str]]:
+    return set(
+        Taxonomy.collections.through.objects.filter(
+            taxonomy_id__in=[taxonomy.pk for taxonomy in taxonomies]
+        ).values_list("taxonomy_id", "collection_id")
+    )
+
+
+def plan_entry_terms(
+    *, entry: Entry, taxonomy: Taxonomy, term_ids: list[str], lookup: TermsLookup
+) -> dict[str, str]:
+    """What is wrong with giving ``entry`` the terms ``term_ids`` of ``taxonomy``: the taxonomy must apply to the
+    entry's collection, and each term must exist, belong to it and be named once. Keys as ``entry_terms_set``
+    reports them (``taxonomy``, ``termIds``, ``termIds.N``); the functions for several taxonomies or entries put
+    the taxonomy's name (and the entry's id) before them. Reads and writes nothing."""
+    problems: dict[str, str] = {}
+    if (taxonomy.pk, entry.collection_id) not in lookup.attached:
+        problems["taxonomy"] = f"Not attached to '{entry.collection.slug}'."
+    if len(set(term_ids)) != len(term_ids):
+        problems["termIds"] = "Name each term once."
+    for index, term_id in enumerate(term_ids):
+        owner = lookup.found.get(term_id)
+        if owner is None:
+            problems[f"termIds.{index}"] = f"No term {term_id}."
+        elif owner != taxonomy.pk:
+            problems[f"termIds.{index}"] = (
+                f"Term {term_id} belongs to another taxonomy, not '{taxonomy.name}'."
+            )
+    return problems
+
+
+def _term_rows(entry: Entry, terms: dict[Taxonomy, list[str]]) -> list[EntryTerm]:
+    return [
+        EntryTerm(entry=entry, term_id=term_id, taxonomy=taxonomy, sort_order=position)
+        for taxonomy, term_ids in terms.items()
+        for position, term_id in enumerate(term_ids)
+    ]
+
+
+def _terms_changed(entry: Entry, terms: dict[Taxonomy, list[str]], actor: Actor) -> None:
+    for taxonomy, term_ids in terms.items():
+        events.entry_terms_changed.send(
+            sender=Entry, entry=entry, taxonomy=taxonomy, term_ids=list(term_ids), actor=actor
+        )
+
+
+def _write_terms(entry: Entry, terms: dict[Taxonomy, list[str]], actor: Actor, *, fresh: bool) -> None:
+    """Replace one entry's terms of these taxonomies (``fresh``: it has none yet, nothing to delete)."""
+    if not fresh:
+        EntryTerm.objects.filter(entry=entry, taxonomy__in=list(terms)).delete()
+    EntryTerm.objects.bulk_create(_term_rows(entry, terms))
+    _terms_changed(entry, terms, actor)
+
+
+def _locked(entry: Entry) -> Entry:
+    return Entry.objects.select_for_update().select_related("collection").get(pk=entry.pk)
 
 
 @transaction.atomic
 def entry_terms_set(*, actor: Actor, entry: Entry, taxonomy: Taxonomy, term_ids: list[str]) -> list[Term]:
     """Replace the entry's terms of ``taxonomy`` with ``term_ids`` (in that order). The taxonomy must apply to the
     entry's collection, and every term must belong to it."""
-    entry = Entry.objects.select_for_update().select_related("collection").get(pk=entry.pk)
+    entry = _locked(entry)
     authorize(actor, "content.update", owner_id=entry.author_id)
-    if not taxonomy.collections.filter(pk=entry.collection_id).exists():
-        applies = ", ".join(taxonomy.collections.order_by("slug").values_list("slug", flat=True)) or "none"
-        raise ValidationError(
-            f"The taxonomy '{taxonomy.name}' does not apply to '{entry.collection.slug}'; it applies to: {applies}.",
-            details={"taxonomy": f"Not attached to '{entry.collection.slug}'."},
-        )
-    problems: dict[str, str] = {}
-    if len(set(term_ids)) != len(term_ids):
-        problems["termIds"] = "Name each term once."
     found = {term.pk: term for term in Term.objects.filter(pk__in=term_ids)}
-    for index, term_id in enumerate(term_ids):
-        term = found.get(term_id)
-        if term is None:
-            problems[f"termIds.{index}"] = f"No term {term_id}."
-        elif term.taxonomy_id != taxonomy.pk:
-            problems[f"termIds.{index}"] = (
-                f"Term {term_id} belongs to another taxonomy, not '{taxonomy.name}'."
+    lookup = TermsLookup(_attached([taxonomy]), {term.pk: term.taxonomy_id for term in found.values()})
+    if problems := plan_entry_terms(entry=entry, taxonomy=taxonomy, term_ids=term_ids, lookup=lookup):
+        message = None
+        if "taxonomy" in problems:
+            applies = (
+                ", ".join(taxonomy.collections.order_by("slug").values_list("slug", flat=True)) or "none"
             )
-    if problems:
-        raise ValidationError(details=problems)
-    EntryTerm.objects.filter(entry=entry, taxonomy=taxonomy).delete()
-    EntryTerm.objects.bulk_create(
-        EntryTerm(entry=entry, term_id=term_id, taxonomy=taxonomy, sort_order=position)
-        for position, term_id in enumerate(term_ids)
-    )
-    events.entry_terms_changed.send(
-        sender=Entry, entry=entry, taxonomy=taxonomy, term_ids=list(term_ids), actor=actor
-    )
+            message = (
+                f"The taxonomy '{taxonomy.name}' does not apply to '{entry.collection.slug}'; it applies to: "
+                f"{applies}."
+            )
+        raise ValidationError(message, details=problems)
+    _write_terms(entry, {taxonomy: term_ids}, actor, fresh=False)
     return [found[term_id] for term_id in term_ids]
 
 
@@ -275,89 +336,51 @@ def entry_terms_set_many(
     *, actor: Actor, entry: Entry, terms: dict[Taxonomy, list[str]], fresh: bool = False
 ) -> None:
     """``entry_terms_set`` for several taxonomies at once, in one statement each for the checks and the writes (the
-    importer sets categories and tags of thousands of entries). ``fresh``: the entry was created in this transaction,
-    so nobody else can hold it and it has no terms yet (no lock, nothing to delete)."""
+    importer sets categories and tags of thousands of entries); problems are keyed by the taxonomy's name first.
+    ``fresh``: the entry was created in this transaction, so nobody else can hold it and it has no terms yet (no
+    lock, nothing to delete)."""
     if not terms:
         return
     if not fresh:
-        entry = Entry.objects.select_for_update().select_related("collection").get(pk=entry.pk)
+        entry = _locked(entry)
     authorize(actor, "content.update", owner_id=entry.author_id)
-    attached = set(
-        Taxonomy.collections.through.objects.filter(
-            collection_id=entry.collection_id, taxonomy_id__in=[taxonomy.pk for taxonomy in terms]
-        ).values_list("taxonomy_id", flat=True)
-    )
-    problems: dict[str, str] = {}
-    wanted = [term_id for term_ids in terms.values() for term_id in term_ids]
-    found = dict(Term.objects.filter(pk__in=wanted).values_list("pk", "taxonomy_id"))
-    for taxonomy, term_ids in terms.items():
-        if taxonomy.pk not in attached:
-            problems[taxonomy.name] = (
-                f"The taxonomy '{taxonomy.name}' does not apply to '{entry.collection.slug}'."
-            )
-        if len(set(term_ids)) != len(term_ids):
-            problems[f"{taxonomy.name}.termIds"] = "Name each term once."
-        for index, term_id in enumerate(term_ids):
-            if found.get(term_id) != taxonomy.pk:
-                problems[f"{taxonomy.name}.termIds.{index}"] = f"No term {term_id} in '{taxonomy.name}'."
+    lookup = TermsLookup.read(terms, [term_id for term_ids in terms.values() for term_id in term_ids])
+    problems = {
+        f"{taxonomy.name}.{key}": problem
+        for taxonomy, term_ids in terms.items()
+        for key, problem in plan_entry_terms(
+            entry=entry, taxonomy=taxonomy, term_ids=term_ids, lookup=lookup
+        ).items()
+    }
     if problems:
         raise ValidationError(details=problems)
-    if not fresh:
-        EntryTerm.objects.filter(entry=entry, taxonomy__in=list(terms)).delete()
-    EntryTerm.objects.bulk_create(
-        EntryTerm(entry=entry, term_id=term_id, taxonomy=taxonomy, sort_order=position)
-        for taxonomy, term_ids in terms.items()
-        for position, term_id in enumerate(term_ids)
-    )
-    for taxonomy, term_ids in terms.items():
-        events.entry_terms_changed.send(
-            sender=Entry, entry=entry, taxonomy=taxonomy, term_ids=list(term_ids), actor=actor
-        )
+    _write_terms(entry, terms, actor, fresh=fresh)
 
 
 @transaction.atomic
 def entry_terms_add_many(*, actor: Actor, assignments: list[tuple[Entry, dict[Taxonomy, list[str]]]]) -> None:
     """Give entries created in this transaction (they have no terms yet) their terms, in one INSERT for all of them
-    (imports). The same checks as ``entry_terms_set``; the ``entry_terms_changed`` event per entry and taxonomy."""
+    (imports). The checks of ``entry_terms_set``, keyed by the entry's id and the taxonomy's name first; the
+    ``entry_terms_changed`` event per entry and taxonomy."""
     assignments = [(entry, terms) for entry, terms in assignments if terms]
     if not assignments:
         return
     for entry, _ in assignments:
         authorize(actor, "content.update", owner_id=entry.author_id)
-    taxonomies = {taxonomy.pk: taxonomy for _, terms in assignments for taxonomy in terms}
-    attached = set(
-        Taxonomy.collections.through.objects.filter(taxonomy_id__in=list(taxonomies)).values_list(
-            "taxonomy_id", "collection_id"
-        )
+    lookup = TermsLookup.read(
+        {taxonomy for _, terms in assignments for taxonomy in terms},
+        [term_id for _, terms in assignments for term_ids in terms.values() for term_id in term_ids],
     )
-    wanted = {term_id for _, terms in assignments for term_ids in terms.values() for term_id in term_ids}
-    found = dict(Term.objects.filter(pk__in=wanted).values_list("pk", "taxonomy_id"))
-    problems: dict[str, str] = {}
-    for entry, terms in assignments:
-        for taxonomy, term_ids in terms.items():
-            if (taxonomy.pk, entry.collection_id) not in attached:
-                problems[f"{entry.pk}.{taxonomy.name}"] = (
-                    f"The taxonomy '{taxonomy.name}' does not apply here."
-                )
-            if len(set(term_ids)) != len(term_ids):
-                problems[f"{entry.pk}.{taxonomy.name}.termIds"] = "Name each term once."
-            for index, term_id in enumerate(term_ids):
-                if found.get(term_id) != taxonomy.pk:
-                    problems[f"{entry.pk}.{taxonomy.name}.termIds.{index}"] = (
-                        f"No term {term_id} in '{taxonomy.name}'."
-                    )
+    problems = {
+        f"{entry.pk}.{taxonomy.name}.{key}": problem
+        for entry, terms in assignments
+        for taxonomy, term_ids in terms.items()
+        for key, problem in plan_entry_terms(
+            entry=entry, taxonomy=taxonomy, term_ids=term_ids, lookup=lookup
+        ).items()
+    }
     if problems:
         raise ValidationError(details=problems)
-    bulk_insert(
-        [
-            EntryTerm(entry=entry, term_id=term_id, taxonomy=taxonomy, sort_order=position)
-            for entry, terms in assignments
-            for taxonomy, term_ids in terms.items()
-            for position, term_id in enumerate(term_ids)
-        ]
-    )
+    bulk_insert([row for entry, terms in assignments for row in _term_rows(entry, terms)])
     for entry, terms in assignments:
-        for taxonomy, term_ids in terms.items():
-            events.entry_terms_changed.send(
-                sender=Entry, entry=entry, taxonomy=taxonomy, term_ids=list(term_ids), actor=actor
-            )
+        _terms_changed(entry, terms, actor)

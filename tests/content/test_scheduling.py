@@ -133,6 +133,35 @@ def test_cancelled_or_trashed_schedules_are_not_published(editor, posts):
     assert Entry.objects.get(pk=trashed.pk).published_at == when
 
 
+def test_a_due_entry_the_state_table_refuses_is_named_with_the_editors_refusal(editor, posts):
+    """The worker publishes by the state table an editor's publish follows: a due entry in the trash stays there,
+    and the cron command names it with the words an editor publishing it gets."""
+    due, trashed = make_entry(posts, {"title": "Due"}), make_entry(posts, {"title": "Trashed"})
+    when = soon()
+    schedule(editor, due, when)
+    schedule(editor, trashed, when)
+    assert editor.delete(entry_url(trashed)).status_code == 200
+    refused = editor.post(entry_url(trashed, "/publish"), {}, format="json")
+    assert refused.status_code == 400
+    assert refused.json()["error"] == {
+        "code": "INVALID_TRANSITION",
+        "message": "Cannot publish an entry in the trash; restore it first.",
+        "details": {"state": "trashed", "action": "publish"},
+    }
+    sleep_until(when)
+
+    assert run("publish_scheduled").splitlines() == [
+        f"published posts/{due.slug} ({due.pk})",
+        f"not published posts/{trashed.slug} ({trashed.pk}): Cannot publish an entry in the trash; restore it first.",
+        "1 entry published.",
+    ]
+    stored = Entry.objects.get(pk=trashed.pk)
+    assert (stored.status, stored.live_data, stored.scheduled_at) == ("scheduled", None, when)
+    assert publish_revisions(trashed) == 0
+    # The worker leaves it as the command does, and says nothing of it: it has nothing to publish.
+    assert run("worker", "--once") == ""
+
+
 def test_two_workers_at_once_publish_an_entry_exactly_once(editor, posts):
     entries = [make_entry(posts, {"title": f"Race {n}"}) for n in range(5)]
     when = soon()

@@ -94,10 +94,10 @@ def test_import_wxr_needs_a_file_or_a_job():
 def test_import_wxr_resumes_a_paused_job(admin_api, settings, monkeypatch):
     from django.db import OperationalError
 
-    from apps.content import services as content_services
+    from apps.content.services import entries as content_entries
 
     settings.CMS_IMPORT_BATCH_SIZE = 1
-    create = content_services.validate_data
+    create = content_entries.validate_data
     state = {"calls": 0}
 
     def flaky(**kwargs):
@@ -106,7 +106,7 @@ def test_import_wxr_resumes_a_paused_job(admin_api, settings, monkeypatch):
             raise OperationalError("connection lost")
         return create(**kwargs)
 
-    monkeypatch.setattr(content_services, "validate_data", flaky)
+    monkeypatch.setattr(content_entries, "validate_data", flaky)
     analysis = analyze(
         admin_api, content=wxr(post(1, slug="one") + post(2, slug="two") + post(3, slug="three"))
     )

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.db import OperationalError
 
-from apps.content import services as content_services
 from apps.content.models import Entry
+from apps.content.services import entries as content_entries
 from apps.importer.sources import wxr as wxr_module
 from tests.factories import make_collection, make_entry
 from tests.importer.conftest import BLOCK_TEST_DATA, IMPORTER_DATA, THEME_UNIT_TEST, WXR
@@ -368,7 +368,7 @@ def test_prepare_adds_missing_fields_to_an_existing_collection(admin_api):
 
 def test_a_lost_database_connection_pauses_the_job_and_resume_finishes_it(admin_api, monkeypatch, settings):
     settings.CMS_IMPORT_BATCH_SIZE = 2
-    create = content_services.validate_data
+    create = content_entries.validate_data
     calls = {"count": 0}
 
     def flaky(**kwargs):
@@ -377,7 +377,7 @@ def test_a_lost_database_connection_pauses_the_job_and_resume_finishes_it(admin_
             raise OperationalError("server closed the connection unexpectedly")
         return create(**kwargs)
 
-    monkeypatch.setattr(content_services, "validate_data", flaky)
+    monkeypatch.setattr(content_entries, "validate_data", flaky)
     content = wxr(
         "".join(post(number, title=f"Post {number}", slug=f"post-{number}") for number in range(1, 6))
     )

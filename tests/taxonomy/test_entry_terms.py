@@ -4,10 +4,13 @@ term filter of content lists (``?terms[category]=news``)."""
 from __future__ import annotations
 
 import pytest
+from django.db import transaction
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import Actor
+from apps.core.errors import ValidationError
 from apps.taxonomy import services as taxonomy_services
+from apps.taxonomy.models import EntryTerm, Taxonomy
 from tests.factories import make_collection, make_entry, make_user
 
 CONTENT = "/_cms/api/content/posts"
@@ -221,3 +224,40 @@ def test_public_readers_filter_published_entries(client_for, admin_api, posts, t
         set_terms(admin_api, entry.pk, "tag", [taxonomies["python"].pk])
     reader = client_for(Role.SUBSCRIBER, ["content:read"])
     assert titles(reader.get(f"{CONTENT}?terms[tag]=python")) == ["Out"]
+
+
+# --- the importer's batches refuse terms in REST's words ------------------------------------------------------------
+# ``entry_terms_set_many`` (one entry, several taxonomies) and ``entry_terms_add_many`` (many new entries) have no HTTP
+# face of their own (the importer calls them), so they are called as the importer calls them.
+
+BAD_TERMS = {
+    "another taxonomy's term and an unknown one": (
+        "category",
+        ["news", "python", "01ARZ3NDEKTSV4RRFFQ69G5FAV"],
+    ),
+    "a term named twice": ("category", ["news", "news"]),
+    "a taxonomy of another collection": ("section", ["foreign"]),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_TERMS))
+def test_a_batch_refuses_terms_in_the_words_of_rest(admin_api, posts, taxonomies, case):
+    name, refs = BAD_TERMS[case]
+    term_ids = [taxonomies[ref].pk if ref in taxonomies else ref for ref in refs]
+    entry = make_entry(posts, {"title": "Hello"})
+    taxonomy = Taxonomy.objects.get(name=name)
+
+    response = set_terms(admin_api, entry.pk, name, term_ids)
+    assert response.status_code == 400
+    over_rest = response.json()["error"]["details"]
+
+    with pytest.raises(ValidationError) as one_entry, transaction.atomic():
+        taxonomy_services.entry_terms_set_many(actor=Actor.system(), entry=entry, terms={taxonomy: term_ids})
+    assert one_entry.value.details == {f"{name}.{key}": problem for key, problem in over_rest.items()}
+
+    with pytest.raises(ValidationError) as many, transaction.atomic():
+        taxonomy_services.entry_terms_add_many(
+            actor=Actor.system(), assignments=[(entry, {taxonomy: term_ids})]
+        )
+    assert many.value.details == {f"{entry.pk}.{name}.{key}": problem for key, problem in over_rest.items()}
+    assert not EntryTerm.objects.filter(entry=entry).exists()
