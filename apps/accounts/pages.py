@@ -235,7 +235,7 @@ def account_page(request):
     is_admin = user.role >= Role.ADMIN
     context.update(
         {
-            "passkeys": selectors.passkey_list(user=user),
+            "passkeys": selectors.passkey_list(actor=actor),
             "max_passkeys": settings.CMS_MAX_PASSKEYS_PER_USER,
             "is_admin": is_admin,
             "tokens": list(ApiToken.objects.filter(user=user, revoked_at__isnull=True)) if is_admin else [],

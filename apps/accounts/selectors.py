@@ -1,10 +1,12 @@
-"""Reads for accounts."""
+"""Reads for accounts. The reads a face answers with take the ``actor`` and check its permission themselves (the
+same check on every face); ``user_get`` and ``user_get_by_email`` are lookups for services and commands."""
 
 from __future__ import annotations
 
 from django.db.models import Q
 
 from apps.accounts.models import ApiToken, Passkey, Role, User, normalize_email
+from apps.accounts.permissions import Actor, authorize
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, SortKey, keyset_page
 
@@ -18,6 +20,11 @@ def user_get(*, user_id: str) -> User:
     return user
 
 
+def user_read(*, actor: Actor | None, user_id: str) -> User:
+    authorize(actor, "users.manage")
+    return user_get(user_id=user_id)
+
+
 def user_get_by_email(*, email: str) -> User:
     user = User.objects.filter(email=normalize_email(email)).first()
     if user is None:
@@ -26,8 +33,14 @@ def user_get_by_email(*, email: str) -> User:
 
 
 def api_token_list(
-    *, user_id: str | None = None, include_revoked: bool = False, cursor: str | None = None, limit: int = 50
+    *,
+    actor: Actor | None,
+    user_id: str | None = None,
+    include_revoked: bool = False,
+    cursor: str | None = None,
+    limit: int = 50,
 ) -> Page[ApiToken]:
+    authorize(actor, "tokens.manage")
     tokens = ApiToken.objects.select_related("user")
     if user_id:
         tokens = tokens.filter(user_id=user_id)
@@ -44,17 +57,25 @@ def setup_status() -> dict:
     }
 
 
-def passkey_list(*, user: User) -> list[Passkey]:
-    return list(Passkey.objects.filter(user=user).order_by("created_at", "id"))
+def passkey_list(*, actor: Actor | None) -> list[Passkey]:
+    """The actor's own passkeys."""
+    authorize(actor, "account.manage")
+    return list(Passkey.objects.filter(user=actor.user).order_by("created_at", "id"))
 
 
 USER_ORDER = (SortKey("email"), SortKey("id"))
 
 
 def user_list(
-    *, role: int | None = None, search: str | None = None, cursor: str | None = None, limit: int = 50
+    *,
+    actor: Actor | None,
+    role: int | None = None,
+    search: str | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
 ) -> Page[User]:
     """Users by email; ``role`` keeps one role, ``search`` matches words of the email or the name."""
+    authorize(actor, "users.manage")
     users = User.objects.all()
     if role is not None:
         users = users.filter(role=role)

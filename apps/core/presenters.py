@@ -1,4 +1,4 @@
-"""Output shapes every domain shares: the error envelope and the bare success flag."""
+"""Output shapes every domain shares (the error envelope and the bare success flag), and core's own health check."""
 
 from __future__ import annotations
 
@@ -27,3 +27,8 @@ class SuccessFlagOut(TypedDict):
 
 
 SUCCESS: SuccessFlagOut = {"success": True}
+
+
+class HealthOut(TypedDict):
+    status: Annotated[str, Field(description="ok")]
+    database: Annotated[str, Field(description="The database vendor: sqlite or postgresql.")]

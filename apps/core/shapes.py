@@ -38,6 +38,7 @@ from apps.core.errors import ValidationError
 __all__ = [
     "DateTime",
     "DeepObject",
+    "Email",
     "Field",
     "Input",
     "JsonObject",
@@ -45,6 +46,7 @@ __all__ = [
     "Text",
     "TypedDict",
     "Upload",
+    "Url",
     "choice",
     "cursor_param",
     "enveloped",
@@ -80,6 +82,42 @@ def _date_only_is_midnight(value: Any) -> Any:
 
 
 DateTime = Annotated[datetime, BeforeValidator(_date_only_is_midnight)]
+
+
+def _django_validated(validator: Any, message: str) -> Any:
+    def check(value: str) -> str:
+        from django.core.exceptions import ValidationError as DjangoValidationError
+
+        try:
+            validator(value)
+        except DjangoValidationError:
+            raise ValueError(message) from None
+        return value
+
+    return AfterValidator(check)
+
+
+def _email_validator(value: str) -> None:
+    from django.core.validators import validate_email
+
+    validate_email(value)
+
+
+def _url_validator(value: str) -> None:
+    from django.core.validators import URLValidator
+
+    URLValidator()(value)
+
+
+# An address or a URL as DRF's EmailField and URLField took them: Django's validators, Django's wording.
+Email = Annotated[
+    Str,
+    _django_validated(_email_validator, "Enter a valid email address."),
+    Field(json_schema_extra={"format": "email"}),
+]
+Url = Annotated[
+    Str, _django_validated(_url_validator, "Enter a valid URL."), Field(json_schema_extra={"format": "uri"})
+]
 
 
 def _uploaded_file(value: Any) -> Any:
@@ -158,6 +196,9 @@ def _plain(value: Any) -> Any:
         return value.values()
     if isinstance(value, list):
         return [_plain(item) for item in value]
+    # A map of nested models (the importer's post type → mapping) holds their values too, not the models.
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
     return value
 
 
@@ -225,13 +266,29 @@ def path_of(location: tuple) -> str:
 def _model_at(model: Any, location: tuple) -> Any:
     """The input model that holds the key at ``location`` (for naming what a nested object allows)."""
     current = model
+    # Parts that are a list's index or a map's key (postTypeMappings.post.collection) name no field.
+    keys_to_skip = 0
     for part in location[:-1]:
+        if keys_to_skip:
+            keys_to_skip -= 1
+            continue
         if isinstance(part, int) or current is None:
             continue
         fields = getattr(current, "model_fields", {})
         info = fields.get(part) or next((i for i in fields.values() if i.alias == part), None)
         current = _inner_model(info.annotation) if info else None
+        keys_to_skip = _containers_around(info.annotation) if info else 0
     return current
+
+
+def _containers_around(annotation: Any) -> int:
+    """How many lists and maps wrap the model in ``annotation`` (``dict[str, list[Model]]``: 2)."""
+    origin = get_origin(annotation)
+    if origin in (list, dict):
+        return 1 + _containers_around(get_args(annotation)[-1])
+    if origin is not None:
+        return max((_containers_around(arg) for arg in get_args(annotation)), default=0)
+    return 0
 
 
 def _is_upload(model: Any, location: tuple) -> bool:
@@ -275,7 +332,7 @@ def _message(model: Any, error: Mapping[str, Any], what: str) -> str:
         holder = _model_at(model, error["loc"])
         allowed = ", ".join(sorted(wire_names(holder))) or "none"
         return f"Unknown {what}; allowed: {allowed}."
-    if given is None and kind.endswith("_type"):
+    if given is None and (kind.endswith("_type") or kind in {"literal_error", "enum"}):
         return "This field may not be null."
     # A length bound on an annotated text (``Annotated[Str, Field(max_length=…)]`` in a list) is pydantic's generic
     # length check, named as for lists; it is still a text's length.
@@ -383,7 +440,12 @@ def schema_of(shape: Any, *, ref_template: str = "#/$defs/{model}", mode: str = 
     else:
         raw = TypeAdapter(shape).json_schema(ref_template=ref_template, mode="serialization")
     schema = _clean(raw)
-    if isinstance(shape, type) and issubclass(shape, BaseModel):
+    # Protocol requests (OAuth) document inputs whose unknown keys are ignored, as their RFCs say, not refused.
+    if (
+        isinstance(shape, type)
+        and issubclass(shape, BaseModel)
+        and shape.model_config.get("extra") == "forbid"
+    ):
         schema["additionalProperties"] = False
         for definition in schema.get("$defs", {}).values():
             if "properties" in definition:

@@ -324,3 +324,35 @@ def test_passkey_endpoints_need_a_signed_in_user(api):
         ("post", f"{API}/auth/passkey/register/verify"),
     ]:
         assert getattr(api, method)(path, {}, format="json").status_code == 401
+
+
+def test_a_malformed_credential_is_refused_key_by_key(member_session):
+    response = member_session.post(
+        f"{API}/auth/passkey/register/verify",
+        {
+            "id": "a",
+            "rawId": "",
+            "response": "signed",
+            "type": "password",
+            "transports": ["usb", "x" * 33],
+            "nickname": "Laptop",
+        },
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == {
+        "nickname": "Unknown field; allowed: authenticatorAttachment, clientExtensionResults, id, name, rawId, "
+        "response, transports, type."
+    }
+    response = member_session.post(
+        f"{API}/auth/passkey/register/verify",
+        {"id": "a", "rawId": "", "response": "signed", "type": "password", "transports": ["usb", "x" * 33]},
+        format="json",
+    )
+    assert response.json()["error"]["details"] == {
+        "rawId": "This field may not be blank.",
+        "response": 'Expected a dictionary of items but got type "str".',
+        "type": '"password" is not a valid choice.',
+        "transports.1": "Ensure this field has no more than 32 characters.",
+    }
+    assert Passkey.objects.count() == 0

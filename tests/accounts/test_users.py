@@ -58,7 +58,7 @@ def test_list_by_email_with_filters_and_pages(admin_api, admin_user):
     assert [u["id"] for u in first["items"] + rest["items"]] == [u["id"] for u in everyone["items"]]
     bad = admin_api.get(USERS, {"role": 35})
     assert bad.status_code == 400
-    assert list(bad.json()["error"]["details"]) == ["role"]
+    assert bad.json()["error"]["details"] == {"role": '"35" is not a valid choice.'}
 
 
 def test_change_name_and_role(admin_api):
@@ -69,6 +69,9 @@ def test_change_name_and_role(admin_api):
     assert response.json()["data"]["roleName"] == "editor"
     unknown = admin_api.patch(f"{USERS}/{author.pk}", {"role": 45}, format="json")
     assert unknown.status_code == 400
+    assert unknown.json()["error"]["details"] == {"role": '"45" is not a valid choice.'}
+    cleared = admin_api.patch(f"{USERS}/{author.pk}", {"role": None}, format="json")
+    assert cleared.json()["error"]["details"] == {"role": "This field may not be null."}
     extra = admin_api.patch(f"{USERS}/{author.pk}", {"email": "x@example.com"}, format="json")
     assert extra.json()["error"]["details"] == {"email": "Unknown field; allowed: name, role."}
 

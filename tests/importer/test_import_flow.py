@@ -310,6 +310,53 @@ def test_execute_refuses_unknown_keys_and_post_types(admin_api):
     }
 
 
+def test_execute_refuses_unknown_keys_inside_options_and_mappings(admin_api):
+    """A mistyped option used to be dropped, and the import ran with the default instead of what was meant."""
+    analysis = analyze(admin_api, THEME_UNIT_TEST)
+    response = admin_api.post(
+        EXECUTE,
+        {
+            "analysisId": analysis["analysisId"],
+            "options": {"includeMedai": True},
+            "postTypeMappings": {"post": {"colection": "articles"}},
+        },
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == {
+        "options.includeMedai": "Unknown field; allowed: includeMedia, includeMenus, includeTaxonomies.",
+        "postTypeMappings.post.colection": "Unknown field; allowed: collection, enabled.",
+    }
+    assert admin_api.get("/_cms/api/schema/collections/posts").status_code == 404
+
+
+def test_multipart_execute_refuses_unknown_keys_inside_its_config(admin_api):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    response = admin_api.post(
+        EXECUTE,
+        {
+            "file": SimpleUploadedFile("theme.xml", THEME_UNIT_TEST.read_bytes()),
+            "config": '{"options": {"includeMedia": false, "menus": false}}',
+        },
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == {
+        "options.menus": "Unknown config key; allowed: includeMedia, includeMenus, includeTaxonomies."
+    }
+
+
+def test_prepare_refuses_an_unknown_key_of_a_post_type(admin_api):
+    response = admin_api.post(
+        PREPARE, {"postTypes": [{"name": "post", "colection": "articles"}]}, format="json"
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == {
+        "postTypes.0.colection": "Unknown field; allowed: collection, enabled, name."
+    }
+
+
 def test_unknown_job_is_404(admin_api):
     response = admin_api.get(job_url("01HZZZZZZZZZZZZZZZZZZZZZZZ"))
     assert response.status_code == 404

@@ -16,44 +16,47 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework.parsers import FormParser, MultiPartParser
 
 from apps.accounts import pages, selectors, services
-from apps.accounts.api.auth_serializers import (
-    AuthenticationOptionsOut,
+from apps.accounts.authentication import enforce_csrf
+from apps.accounts.errors import LinkUnusable
+from apps.accounts.inputs import (
     CredentialIn,
     EmptyIn,
-    InvitationCreatedOut,
     InviteAcceptMagicLinkIn,
     InviteAcceptOptionsIn,
     InviteAcceptVerifyIn,
     InviteIn,
     MagicLinkConsumeIn,
-    MagicLinkQuery,
+    MagicLinkPageIn,
     MagicLinkSendIn,
-    MeOut,
-    MessageOut,
     NewPasskeyIn,
+    PasskeyRenameIn,
+    SetupOptionsIn,
+    credential_of,
+)
+from apps.accounts.models import normalize_email
+from apps.accounts.permissions import actor_from_request
+from apps.accounts.presenters import (
+    AuthenticationOptionsOut,
+    AuthMessageOut,
+    InvitationCreatedOut,
+    MeOut,
     PasskeyItemOut,
     PasskeyListOut,
-    PasskeyRenameIn,
     RegistrationOptionsOut,
-    SetupOptionsIn,
     SetupStatusOut,
-    SetupVerifyIn,
     SignedInOut,
-    credential_of,
-    present_invitation,
-    present_passkey,
+    present_invitation_created,
+    present_me,
+    present_passkey_item,
+    present_passkeys,
+    present_signed_in,
 )
-from apps.accounts.api.serializers import present_user_ref
-from apps.accounts.authentication import enforce_csrf
-from apps.accounts.errors import LinkUnusable
-from apps.accounts.models import normalize_email
-from apps.accounts.permissions import SCOPES, actor_from_request
 from apps.accounts.services.magic_links import MESSAGES as LINK_MESSAGES
 from apps.accounts.sessions import safe_next, sign_in, sign_out
 from apps.core import ratelimit
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
 from apps.core.errors import ValidationError
-from apps.core.presenters import SuccessFlagOut
+from apps.core.presenters import SUCCESS, SuccessFlagOut
 
 LINK_SENT = (
     "If an account exists for that address, a sign-in link is on its way. It works once, for 10 minutes."
@@ -62,9 +65,9 @@ LINK_SENT = (
 HTML_PAGE = OpenApiResponse(OpenApiTypes.STR, description="An HTML page.")
 
 
-def _signed_in(request, user) -> dict:
+def _signed_in(request, user) -> SignedInOut:
     sign_in(request, user)
-    return {"user": present_user_ref(user)}
+    return present_signed_in(user)
 
 
 # --- Setup ----------------------------------------------------------------------------------------------------------
@@ -92,7 +95,7 @@ class SetupPasskeyOptionsView(CmsAPIView):
 class SetupPasskeyVerifyView(CmsAPIView):
     @endpoint(
         "public",
-        body=SetupVerifyIn,
+        body=NewPasskeyIn,
         response=SignedInOut,
         status=201,
         errors=(403, 409),
@@ -137,20 +140,13 @@ class LogoutView(CmsAPIView):
     @endpoint("public", body=EmptyIn, response=SuccessFlagOut, errors=(403,), summary="End the session")
     def post(self, request):
         sign_out(request)
-        return ok({"success": True})
+        return ok(SUCCESS)
 
 
 class MeView(CmsAPIView):
     @endpoint("signed_in", response=MeOut, summary="The current user and how they are authenticated")
     def get(self, request):
-        actor = actor_from_request(request)
-        return ok(
-            {
-                "user": present_user_ref(actor.user),
-                "authenticatedBy": actor.via,
-                "scopes": [scope for scope in SCOPES if actor.has_scope(scope)],
-            }
-        )
+        return ok(present_me(actor_from_request(request)))
 
 
 # --- Magic links ----------------------------------------------------------------------------------------------------
@@ -160,7 +156,7 @@ class MagicLinkSendView(CmsAPIView):
     @endpoint(
         "public",
         body=MagicLinkSendIn,
-        response=MessageOut,
+        response=AuthMessageOut,
         ratelimit="auth",
         summary="Mail a sign-in link (the same answer whether or not the address has an account)",
     )
@@ -183,7 +179,7 @@ class MagicLinkVerifyView(CmsAPIView):
 
     @endpoint(
         "public",
-        query=MagicLinkQuery,
+        query=MagicLinkPageIn,
         response=HTML_PAGE,
         media_type="text/html",
         error_bodies={(400, "text/html"): HTML_PAGE},
@@ -245,7 +241,7 @@ class InviteView(CmsAPIView):
         invitation, token = services.invitation_create(
             actor=actor_from_request(request), email=self.body["email"], role=self.body["role"]
         )
-        return ok({"item": present_invitation(invitation), "url": services.invitation_url(token)}, status=201)
+        return ok(present_invitation_created(invitation, services.invitation_url(token)), status=201)
 
 
 class InviteAcceptOptionsView(CmsAPIView):
@@ -281,7 +277,7 @@ class InviteAcceptMagicLinkView(CmsAPIView):
     @endpoint(
         "public",
         body=InviteAcceptMagicLinkIn,
-        response=MessageOut,
+        response=AuthMessageOut,
         status=201,
         ratelimit="auth",
         errors=(409,),
@@ -302,8 +298,7 @@ class InviteAcceptMagicLinkView(CmsAPIView):
 class PasskeyViewSet(CmsViewSet):
     @endpoint("account.manage", response=PasskeyListOut, summary="Your passkeys")
     def list(self, request):
-        actor = actor_from_request(request)
-        return ok({"items": [present_passkey(p) for p in selectors.passkey_list(user=actor.user)]})
+        return ok(present_passkeys(selectors.passkey_list(actor=actor_from_request(request))))
 
     @endpoint("account.manage", body=PasskeyRenameIn, response=PasskeyItemOut, summary="Rename a passkey")
     def partial_update(self, request, pk: str):
@@ -313,7 +308,7 @@ class PasskeyViewSet(CmsViewSet):
         passkey = services.passkey_rename(
             actor=actor_from_request(request), passkey_id=pk, name=self.body["name"]
         )
-        return ok({"item": present_passkey(passkey)})
+        return ok(present_passkey_item(passkey))
 
     @endpoint(
         "account.manage",
@@ -323,7 +318,7 @@ class PasskeyViewSet(CmsViewSet):
     )
     def destroy(self, request, pk: str):
         services.passkey_delete(actor=actor_from_request(request), passkey_id=pk)
-        return ok({"success": True})
+        return ok(SUCCESS)
 
 
 class PasskeyRegisterOptionsView(CmsAPIView):
@@ -353,4 +348,4 @@ class PasskeyRegisterVerifyView(CmsAPIView):
         passkey = services.passkey_register_finish(
             actor=actor_from_request(request), credential=credential_of(body), name=body.get("name")
         )
-        return ok({"item": present_passkey(passkey)}, status=201)
+        return ok(present_passkey_item(passkey), status=201)

@@ -12,25 +12,25 @@ from __future__ import annotations
 
 from django.http import HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
+from drf_spectacular.utils import OpenApiResponse
 from oauth2_provider.views.mixins import OAuthLibMixin
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import FormParser
 
 from apps.accounts import oauth, services
-from apps.accounts.api.oauth_serializers import (
-    OAUTH_ERROR,
-    ClientMetadataIn,
+from apps.accounts.inputs import ClientMetadataIn, DeviceAuthorizationIn, RevocationIn, TokenRequestIn
+from apps.accounts.presenters import (
     ClientRegisteredOut,
-    DeviceAuthorizationIn,
     DeviceAuthorizationOut,
+    OAuthErrorOut,
     OAuthTokenOut,
-    RevocationIn,
-    TokenRequestIn,
     present_registered_client,
 )
 from apps.core.api.parsers import JSONParser
 from apps.core.api.views import CmsAPIView, endpoint
 from apps.core.errors import ValidationError
+
+OAUTH_ERROR = OpenApiResponse(OAuthErrorOut, description="An OAuth error (RFC 6749 §5.2).")
 
 
 def _oauthlib_response(headers: dict, body: str, status: int) -> HttpResponse:

@@ -4,19 +4,20 @@ Admins only."""
 from __future__ import annotations
 
 from apps.accounts import selectors, services
-from apps.accounts.api.user_serializers import UserListQuery, UserOut, UserUpdateIn, present_user
+from apps.accounts.inputs import UserListIn, UserUpdateIn
 from apps.accounts.permissions import actor_from_request
-from apps.core.api.serializers import paged
+from apps.accounts.presenters import UserOut, present_user
 from apps.core.api.views import CmsViewSet, endpoint, ok
+from apps.core.shapes import paged
 
 
 class UserViewSet(CmsViewSet):
-    @endpoint("users.manage", query=UserListQuery, response=paged(UserOut), summary="List users")
+    @endpoint("users.manage", query=UserListIn, response=paged(UserOut), summary="List users")
     def list(self, request):
         """By email; ``role`` keeps one role, ``search`` matches the email or name."""
-        role = self.query.get("role")
         page = selectors.user_list(
-            role=int(role) if role is not None else None,
+            actor=actor_from_request(request),
+            role=self.query.get("role"),
             search=self.query.get("search"),
             cursor=self.query.get("cursor"),
             limit=self.query["limit"],
@@ -25,7 +26,7 @@ class UserViewSet(CmsViewSet):
 
     @endpoint("users.manage", response=UserOut, summary="Get a user")
     def retrieve(self, request, pk: str):
-        return ok(present_user(selectors.user_get(user_id=pk)))
+        return ok(present_user(selectors.user_read(actor=actor_from_request(request), user_id=pk)))
 
     @endpoint("users.manage", body=UserUpdateIn, response=UserOut, summary="Change a user's name or role")
     def partial_update(self, request, pk: str):

@@ -3,27 +3,23 @@
 from __future__ import annotations
 
 from apps.accounts import selectors, services
-from apps.accounts.api.serializers import (
-    TokenCreatedOut,
-    TokenCreateIn,
-    TokenListQuery,
-    TokenOut,
-    present_token,
-)
+from apps.accounts.inputs import TokenCreateIn, TokenListIn
 from apps.accounts.permissions import actor_from_request
-from apps.core.api.serializers import paged
+from apps.accounts.presenters import TokenCreatedOut, TokenOut, present_token, present_token_created
 from apps.core.api.views import CmsViewSet, endpoint, ok
 from apps.core.errors import NotFound, ValidationError
-from apps.core.presenters import SuccessFlagOut
+from apps.core.presenters import SUCCESS, SuccessFlagOut
+from apps.core.shapes import paged
 
 
 class ApiTokenViewSet(CmsViewSet):
-    @endpoint(
-        "tokens.manage", query=TokenListQuery, response=paged(TokenOut), summary="List active API tokens"
-    )
+    @endpoint("tokens.manage", query=TokenListIn, response=paged(TokenOut), summary="List active API tokens")
     def list(self, request):
         page = selectors.api_token_list(
-            user_id=self.query.get("userId"), cursor=self.query.get("cursor"), limit=self.query["limit"]
+            actor=actor_from_request(request),
+            user_id=self.query.get("userId"),
+            cursor=self.query.get("cursor"),
+            limit=self.query["limit"],
         )
         return ok(page.to_data(present_token))
 
@@ -48,9 +44,9 @@ class ApiTokenViewSet(CmsViewSet):
             scopes=self.body["scopes"],
             expires_at=self.body.get("expiresAt"),
         )
-        return ok({"item": present_token(token), "token": raw}, status=201)
+        return ok(present_token_created(token, raw), status=201)
 
     @endpoint("tokens.manage", response=SuccessFlagOut, summary="Revoke an API token")
     def destroy(self, request, pk: str):
         services.api_token_revoke(actor=actor_from_request(request), token_id=pk)
-        return ok({"success": True})
+        return ok(SUCCESS)

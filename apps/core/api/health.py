@@ -4,18 +4,13 @@ from __future__ import annotations
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.migrations.executor import MigrationExecutor
-from rest_framework import serializers
 
 from apps.core.api.views import CmsAPIView, endpoint, ok
 from apps.core.errors import ServiceUnavailable
+from apps.core.presenters import HealthOut
 
 # Once the plan is empty it stays empty for this process's code, so it is checked until it first succeeds.
 _migrations_applied = False
-
-
-class HealthOut(serializers.Serializer):
-    status = serializers.CharField(help_text="ok")
-    database = serializers.CharField(help_text="The database vendor: sqlite or postgresql.")
 
 
 class HealthView(CmsAPIView):

@@ -1,8 +1,6 @@
-"""Serializer building blocks: pagination parameters, and the envelope shapes that the OpenAPI document shows.
-
-Input serializers parse shape only; the rules about content live in the services (CONVENTIONS 3). Output is built by
-small presenter functions for speed; the ``*Out`` serializers beside them exist to document that output, and the test
-suite checks every response against the generated document, so the two cannot drift apart.
+"""TRANSITIONAL serializer building blocks (pagination parameters, deep-object queries, envelopes) for the domains not
+yet declared with apps/core/shapes.py (issue 18); the error envelope and success flag are in apps/core/presenters.py.
+This module goes once no domain imports it.
 """
 
 from __future__ import annotations
@@ -42,23 +40,6 @@ class DeepObjectField(serializers.DictField):
         # One value per key; a repeated key (several values) is joined as a comma-separated list.
         joined = {key: ",".join(value) if isinstance(value, list) else value for key, value in data.items()}
         return super().to_internal_value(joined)
-
-
-class ErrorSerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="Machine-readable error code (SPEC §7), e.g. VALIDATION_ERROR.")
-    message = serializers.CharField(help_text="What went wrong and how to fix it.")
-    details = serializers.JSONField(
-        help_text="For VALIDATION_ERROR: each bad field mapped to what is expected."
-    )
-
-
-class ErrorEnvelopeSerializer(serializers.Serializer):
-    success = serializers.BooleanField(help_text="Always false.")
-    error = ErrorSerializer()
-
-
-class SuccessFlagSerializer(serializers.Serializer):
-    success = serializers.BooleanField(help_text="Always true.")
 
 
 @cache

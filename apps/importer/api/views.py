@@ -15,28 +15,32 @@ from drf_spectacular.types import OpenApiTypes
 from rest_framework.parsers import MultiPartParser
 
 from apps.accounts.permissions import actor_from_request
+from apps.core import shapes
 from apps.core.api.parsers import JSONParser
-from apps.core.api.views import CmsViewSet, endpoint, ok, validated
+from apps.core.api.views import CmsViewSet, endpoint, ok
 from apps.core.errors import CmsError, ValidationError
 from apps.importer import jobs, selectors, services
-from apps.importer.api.serializers import (
-    AnalysisOut,
-    AnalyzeIn,
-    AnalyzeRemoteIn,
-    ExecuteConfigIn,
-    ExecuteIn,
-    ExecuteUploadIn,
-    JobOut,
-    MediaIn,
-    MediaResultOut,
-    PrepareIn,
-    PrepareOut,
-    ProbeIn,
-    ProbeOut,
-    RewriteIn,
-    RewriteOut,
+from apps.importer.inputs import (
+    ImportAnalyzeIn,
+    ImportAnalyzeRemoteIn,
+    ImportConfigIn,
+    ImportExecuteIn,
+    ImportExecuteUploadIn,
+    ImportMediaIn,
+    ImportPrepareIn,
+    ImportProbeIn,
+    ImportRewriteIn,
+)
+from apps.importer.presenters import (
+    ImportAnalysisOut,
+    ImportJobOut,
+    ImportMediaResultOut,
+    ImportPrepareOut,
+    ImportProbeOut,
+    ImportRewriteOut,
     present_analysis,
     present_job,
+    present_media_result,
 )
 from apps.media.uploads import UploadLimitMixin
 
@@ -50,7 +54,9 @@ class ImportViewSet(UploadLimitMixin, CmsViewSet):
     # An export over the limit is refused while it is read, before Django has spooled all of it to a temporary file.
     upload_limit_setting = "CMS_IMPORT_MAX_BYTES"
 
-    @endpoint("import.run", body=ProbeIn, response=ProbeOut, summary="Detect the platform behind a URL")
+    @endpoint(
+        "import.run", body=ImportProbeIn, response=ImportProbeOut, summary="Detect the platform behind a URL"
+    )
     def probe(self, request):
         """Every registered source's probe runs at once; the most confident match decides the suggested action:
         ``oauth`` (hosted platform), ``export`` (self-hosted: export instructions) or ``upload`` (unknown). An address
@@ -59,8 +65,8 @@ class ImportViewSet(UploadLimitMixin, CmsViewSet):
 
     @endpoint(
         "import.run",
-        body={"multipart/form-data": AnalyzeIn, "application/json": AnalyzeRemoteIn},
-        response=AnalysisOut,
+        body={"multipart/form-data": ImportAnalyzeIn, "application/json": ImportAnalyzeRemoteIn},
+        response=ImportAnalysisOut,
         status=201,
         errors=(404, 507),
         summary="Upload an export (or name a site and token) and analyse it",
@@ -84,8 +90,8 @@ class ImportViewSet(UploadLimitMixin, CmsViewSet):
 
     @endpoint(
         "import.run",
-        body=PrepareIn,
-        response=PrepareOut,
+        body=ImportPrepareIn,
+        response=ImportPrepareOut,
         errors=(404,),
         summary="Create the collections and fields an import needs",
     )
@@ -108,8 +114,8 @@ class ImportViewSet(UploadLimitMixin, CmsViewSet):
 
     @endpoint(
         "import.run",
-        body={"application/json": ExecuteIn, "multipart/form-data": ExecuteUploadIn},
-        response=JobOut,
+        body={"application/json": ImportExecuteIn, "multipart/form-data": ImportExecuteUploadIn},
+        response=ImportJobOut,
         also=(202,),
         errors=(404, 409, 507),
         summary="Import the content: in this request for small files, as a background job for large ones",
@@ -121,7 +127,7 @@ class ImportViewSet(UploadLimitMixin, CmsViewSet):
         actor = actor_from_request(request)
         body = self.body
         if "file" in body:
-            config = validated(ExecuteConfigIn, body.get("config") or {}, what="config key")
+            config = shapes.validate(ImportConfigIn, body.get("config") or {}, what="config key").values()
             analysis = services.analysis_create(actor=actor, file=body["file"], filename=body["file"].name)
         else:
             config = body
@@ -140,8 +146,8 @@ class ImportViewSet(UploadLimitMixin, CmsViewSet):
 
     @endpoint(
         "import.run",
-        body=MediaIn,
-        response={"application/json": MediaResultOut, "application/x-ndjson": OpenApiTypes.STR},
+        body=ImportMediaIn,
+        response={"application/json": ImportMediaResultOut, "application/x-ndjson": OpenApiTypes.STR},
         errors=(507,),
         summary="Download attachments into the media library",
     )
@@ -158,16 +164,15 @@ class ImportViewSet(UploadLimitMixin, CmsViewSet):
         deadline = time.monotonic() + settings.CMS_IMPORT_MEDIA_REQUEST_SECONDS
         if not self.body["stream"]:
             result = services.media_import(actor=actor, attachments=attachments, deadline=deadline)
-            keys = ("imported", "failed", "urlMap", "remaining")
-            return ok({"type": "result", **{key: result[key] for key in keys}})
+            return ok(present_media_result(result))
         return StreamingHttpResponse(
             _media_stream(actor, attachments, deadline), content_type="application/x-ndjson"
         )
 
     @endpoint(
         "import.run",
-        body=RewriteIn,
-        response=RewriteOut,
+        body=ImportRewriteIn,
+        response=ImportRewriteOut,
         summary="Replace old media URLs in imported content",
     )
     def rewrite_urls(self, request):
@@ -210,13 +215,13 @@ def _media_stream(actor, attachments, deadline):
 
 
 class ImportJobViewSet(CmsViewSet):
-    @endpoint("import.run", response=JobOut, summary="An import job: state, progress and summary")
+    @endpoint("import.run", response=ImportJobOut, summary="An import job: state, progress and summary")
     def retrieve(self, request, pk: str):
         return ok(present_job(selectors.job_get(job_id=pk)))
 
     @endpoint(
         "import.run",
-        response=JobOut,
+        response=ImportJobOut,
         also=(202,),
         errors=(409, 507),
         summary="Resume a paused or failed import job from where it stopped",

@@ -64,7 +64,7 @@ class Command(BaseCommand):
         cursor = None
         self.stdout.write(f"{'ID':26}  {'PREFIX':11}  {'USER':30}  {'NAME':20}  {'SCOPES':40}  EXPIRES")
         while True:
-            page = selectors.api_token_list(user_id=user_id, cursor=cursor, limit=100)
+            page = selectors.api_token_list(actor=Actor.system(), user_id=user_id, cursor=cursor, limit=100)
             for token in page.items:
                 self.stdout.write(
                     f"{token.pk:26}  {token.prefix:11}  {token.user.email:30}  {token.name[:20]:20}  "
