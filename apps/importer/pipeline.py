@@ -1288,7 +1288,7 @@ class Runner:
             record = self.get("menu", slug)
             menu = Menu.objects.filter(pk=record.target_id).first() if record else None
             if menu is None:
-                name = services.slug_for_menu(bases.get(slug, slug))
+                name = _menu_name(bases.get(slug, slug))
                 base, number = name, 2
                 while Menu.objects.filter(name=name).exists():
                     name = f"{base}-{number}"
@@ -1408,6 +1408,11 @@ class Runner:
         if result["urlMap"]:
             rewritten = services.rewrite_urls(actor=self.system, url_map=result["urlMap"])
             self.media["urlsRewritten"] = rewritten["urlsReplaced"]
+
+
+def _menu_name(name: str) -> str:
+    slug = slugify(name)[:60] or "menu"
+    return slug if slug[0].isalpha() else f"menu-{slug}"
 
 
 def _parent_key(payload: dict[str, Any]) -> str | None:
