@@ -15,7 +15,7 @@ from apps.importer import services
 from apps.importer.models import ImportJob, JobState
 from apps.importer.pipeline import media
 from apps.importer.pipeline.entries import Entries
-from apps.importer.pipeline.items import Items, Yield
+from apps.importer.pipeline.items import Items
 from apps.importer.pipeline.links import Links
 from apps.importer.pipeline.menus import Menus
 from apps.importer.pipeline.sections import Sections
@@ -47,33 +47,14 @@ def _run(state: RunState) -> ImportJob:
     menus = Menus(state)
     entries = Entries(state, terms, sections)
     try:
-        start = PHASES.index(job.phase) if job.phase in PHASES else 0
-        if start > PHASES.index("terms"):
-            state.load_collections()
-        for phase in PHASES[max(start, 1) : -1]:
-            if phase == "terms":
-                state.save(phase="terms")
-                _prepare(state)
-                terms.run()
-                state.save(phase="items")
-            elif phase == "items":
-                Items(state, terms, sections, entries, menus).run()
-                state.save(phase="links")
-            elif phase == "links":
-                Links(state, sections, menus).run()
-                state.save(phase="media")
-            elif phase == "media" and state.options.get("includeMedia"):
-                media.run(state)
-        state.save(phase="done", state=JobState.COMPLETED, finished_at=now())
-        analysis = state.job.analysis
-        if analysis is not None and analysis.source_input.get("accessToken"):
-            # The token was needed to resume; a completed import keeps no credentials.
-            analysis.source_input = {k: v for k, v in analysis.source_input.items() if k != "accessToken"}
-            analysis.save(update_fields=["source_input", "updated_at"])
-    except Yield:
-        # A worker that keeps the job's reader keeps the job (its lease) for its next slice.
-        kept = state.reader is not None and state.reader.records is not None
-        state.save(state=JobState.RUNNING if kept else JobState.QUEUED)
+        finished = _phases(state, terms, sections, entries, menus)
+        if finished:
+            state.save(phase="done", state=JobState.COMPLETED, finished_at=now())
+            analysis = state.job.analysis
+            if analysis is not None and analysis.source_input.get("accessToken"):
+                # The token was needed to resume; a completed import keeps no credentials.
+                analysis.source_input = {k: v for k, v in analysis.source_input.items() if k != "accessToken"}
+                analysis.save(update_fields=["source_input", "updated_at"])
     except DB_LOST as error:
         _stop(state, JobState.PAUSED, "DATABASE_UNAVAILABLE", f"The database connection was lost: {error}")
     except CmsError as error:
@@ -81,7 +62,37 @@ def _run(state: RunState) -> ImportJob:
     except Exception as error:
         logger.exception("import job failed", extra={"job": job.pk})
         _stop(state, JobState.FAILED, "IMPORT_ERROR", f"The import stopped: {error}")
+    else:
+        if not finished:
+            # The worker's time slice is over: the job goes back to the queue at its cursor, so other work runs
+            # too. A worker that keeps the job's reader keeps the job (its lease) for its next slice.
+            kept = state.reader is not None and state.reader.records is not None
+            state.save(state=JobState.RUNNING if kept else JobState.QUEUED)
     return state.job
+
+
+def _phases(state: RunState, terms: Terms, sections: Sections, entries: Entries, menus: Menus) -> bool:
+    """The phases from the one the job stopped in; False when the items phase ended with the worker's slice."""
+    job = state.job
+    start = PHASES.index(job.phase) if job.phase in PHASES else 0
+    if start > PHASES.index("terms"):
+        state.load_collections()
+    for phase in PHASES[max(start, 1) : -1]:
+        if phase == "terms":
+            state.save(phase="terms")
+            _prepare(state)
+            terms.run()
+            state.save(phase="items")
+        elif phase == "items":
+            if not Items(state, terms, sections, entries, menus).run():
+                return False
+            state.save(phase="links")
+        elif phase == "links":
+            Links(state, sections, menus).run()
+            state.save(phase="media")
+        elif phase == "media" and state.options.get("includeMedia"):
+            media.run(state)
+    return True
 
 
 def _prepare(state: RunState) -> None:

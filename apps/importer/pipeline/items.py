@@ -26,10 +26,6 @@ from apps.importer.pipeline.terms import Terms
 from apps.importer.slugs import BatchSlugs
 
 
-class Yield(Exception):
-    """The worker's time slice is over: the job goes back to the queue at its cursor, so other work runs too."""
-
-
 @contextmanager
 def _without_savepoints():
     """Inner ``atomic`` blocks of the services create no savepoints while this is active (Django asks
@@ -53,7 +49,9 @@ class Items:
         self.entries = entries
         self.menus = menus
 
-    def run(self) -> None:
+    def run(self) -> bool:
+        """Whether every item is in: False when the worker's time slice ended first, the job's reader (if the worker
+        keeps one) left at the cursor for its next slice."""
         state = self.state
         job = state.job
         batch_size = max(1, settings.CMS_IMPORT_BATCH_SIZE)
@@ -74,7 +72,7 @@ class Items:
                         if state.reader is not None:
                             state.reader.records, state.reader.position = records, position
                             state.reader.authors = state.authors
-                        raise Yield()
+                        return False
             elif isinstance(record, Author):
                 state.authors.setdefault(record.login, record)
             elif isinstance(record, Term) and position > job.cursor:
@@ -87,6 +85,7 @@ class Items:
             elif isinstance(record, SiteInfo):
                 continue
         self._commit(batch, position, loose_terms)
+        return True
 
     def _records_from_cursor(self) -> tuple[Iterator[Any], int]:
         """The records to read and how many items precede them: the previous slice's open reader when it stopped at
