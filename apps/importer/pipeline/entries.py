@@ -8,7 +8,6 @@ from collections import Counter
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 
 from apps.accounts.models import User
 from apps.content import services as content_services
@@ -56,37 +55,50 @@ class Entries:
         data, pending = self._data(item, post_type)
         credits, author = self._credits(item)
         payload = self._payload(item, data, pending)
-        try:
-            with transaction.atomic():
-                fresh = entry is None
-                if fresh:
-                    entry = self._create(item, collection, data, credits, author)
-                    stats["created"] += 1
-                elif entry.deleted_at is not None:
-                    # An editor trashed it after the last import: leave it there.
-                    stats["unchanged"] += 1
-                    return
-                else:
-                    withheld = self._draft_only(item)
-                    republish = item.status == "publish" and entry.status != Status.SCHEDULED and not withheld
-                    content_services.entry_update(
-                        actor=state.system,
-                        entry=entry,
-                        data=data,
-                        bylines=credits,
-                        status=Status.PUBLISHED if republish else None,
-                    )
-                    stats["updated"] += 1
-                taxonomy_services.entry_terms_set_many(
-                    actor=state.system, entry=entry, terms=self.terms.of_item(item, collection), fresh=fresh
-                )
-        except CmsError as error:
-            state.failed_fast()
-            entry_id = self.fail(item, reason(error), collection)
+        outcome = state.row(lambda: self._save(item, entry, collection, data, credits, author, stats))
+        if isinstance(outcome, CmsError):
+            entry_id = self.fail(item, reason(outcome), collection)
             self._record(item, entry_id, collection, fingerprint, {})
             return
+        if outcome is None:  # trashed by an editor since the last import
+            return
         state.counters["entries"] += 1
-        self._record(item, entry.pk, collection, fingerprint, payload)
+        self._record(item, outcome.pk, collection, fingerprint, payload)
+
+    def _save(
+        self,
+        item: ImportItem,
+        entry: Entry | None,
+        collection: Collection,
+        data: dict[str, Any],
+        credits: list[dict[str, str]] | None,
+        author: User | None,
+        stats: Counter,
+    ) -> Entry | None:
+        """The entry created or updated with its terms; None for one an editor has trashed since, left there."""
+        state = self.state
+        fresh = entry is None
+        if fresh:
+            entry = self._create(item, collection, data, credits, author)
+            stats["created"] += 1
+        elif entry.deleted_at is not None:
+            stats["unchanged"] += 1
+            return None
+        else:
+            withheld = self._draft_only(item)
+            republish = item.status == "publish" and entry.status != Status.SCHEDULED and not withheld
+            content_services.entry_update(
+                actor=state.system,
+                entry=entry,
+                data=data,
+                bylines=credits,
+                status=Status.PUBLISHED if republish else None,
+            )
+            stats["updated"] += 1
+        taxonomy_services.entry_terms_set_many(
+            actor=state.system, entry=entry, terms=self.terms.of_item(item, collection), fresh=fresh
+        )
+        return entry
 
     def _create(
         self,
@@ -196,14 +208,9 @@ class Entries:
             }
             payload = self._payload(item, data, pending)
             groups.setdefault(item.post_type, []).append((item, row, payload, checksum(item)))
+        # A refusal fails the whole batch, which is then redone one by one, so that the refused item alone fails.
         for post_type, group in groups.items():
-            collection = state.collections[post_type]
-            try:
-                self._write_group(collection, group)
-            except CmsError:
-                # Something in the batch is refused: redo it one by one, so that item alone fails.
-                state.failed_fast()
-                raise
+            self._write_group(state.collections[post_type], group)
 
     def _write_group(self, collection: Collection, group: list) -> None:
         state = self.state
@@ -236,21 +243,21 @@ class Entries:
                 data["title"] = item.title or f"Untitled {item.post_type} {item.source_id}"
             meta = self._meta(item)
             meta["_importError"] = {"message": why, "content": item.raw_content, "excerpt": item.excerpt}
-            try:
-                with transaction.atomic():
-                    entry = content_services.entry_create(
-                        actor=state.system,
-                        collection=collection,
-                        data=data,
-                        slug=self._slug(item, collection, None),
-                        status=Status.DRAFT,
-                        author=state.owner,
-                        meta=meta,
-                    )
-                    entry_id = entry.pk
-            except CmsError as error:
-                state.failed_fast()
-                why = f"{why}; saving it as a draft failed too: {reason(error)}"
+            outcome = state.row(
+                lambda: content_services.entry_create(
+                    actor=state.system,
+                    collection=collection,
+                    data=data,
+                    slug=self._slug(item, collection, None),
+                    status=Status.DRAFT,
+                    author=state.owner,
+                    meta=meta,
+                )
+            )
+            if isinstance(outcome, CmsError):
+                why = f"{why}; saving it as a draft failed too: {reason(outcome)}"
+            else:
+                entry_id = outcome.pk
         state.failure(item, why, entry_id)
         return entry_id
 

@@ -1,42 +1,29 @@
 """The items phase: every source item in document order, committed in batches together with the job's cursor.
 
-A batch first runs without savepoints; when an item fails in it, it is rolled back and redone with a savepoint per
-item, so that the failing item alone becomes a draft with ``_importError`` (SPEC §7) and the batch goes on. A crash
-or a lost database connection loses at most the uncommitted batch, which a resume redoes."""
+A batch first runs with no savepoint per item; when an item is refused in it, it is rolled back and redone with a
+savepoint per item, so that the refused item alone becomes a draft with ``_importError`` (SPEC §7) and the batch
+goes on. A crash or a lost database connection loses at most the uncommitted batch, which a resume redoes."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.transaction import TransactionManagementError
 
+from apps.core.errors import CmsError
 from apps.importer.analysis import INTERNAL_TYPES, is_content_taxonomy
 from apps.importer.items import Author, ImportItem, Notice, SiteInfo, Skipped, Term
 from apps.importer.models import ImportRecord
 from apps.importer.pipeline.entries import Entries
 from apps.importer.pipeline.menus import Menus
 from apps.importer.pipeline.sections import Sections
-from apps.importer.pipeline.state import Careful, RunState
+from apps.importer.pipeline.state import RunState
 from apps.importer.pipeline.terms import Terms
 from apps.importer.slugs import BatchSlugs
-
-
-@contextmanager
-def _without_savepoints():
-    """Inner ``atomic`` blocks of the services create no savepoints while this is active (Django asks
-    ``features.uses_savepoints`` before each). Only for batches that are redone carefully when anything fails."""
-    features = connection.features
-    before = features.uses_savepoints
-    features.uses_savepoints = False
-    try:
-        yield
-    finally:
-        features.uses_savepoints = before
 
 
 class Items:
@@ -101,16 +88,17 @@ class Items:
         return state.read_source(), 0
 
     def _commit(self, batch: list[ImportItem], position: int, loose_terms: list[Term]) -> None:
-        """One batch, committed with the cursor. First without savepoints (each service call would otherwise add a
-        SAVEPOINT and a RELEASE, half of all statements); if any item fails, the batch is rolled back and redone
-        with a savepoint per item, so the failing item alone becomes a draft with ``_importError``."""
+        """One batch, committed with the cursor. First fast: the items share the batch's transaction, with no
+        savepoint of their own (a SAVEPOINT and a RELEASE per item and per write around it). If an item is refused,
+        that run is rolled back with what it changed in the run's state, and the batch is redone carefully: a
+        savepoint per item, so the refused item alone becomes a draft with ``_importError``."""
         state = self.state
         saved = state.checkpoint()
         try:
-            with transaction.atomic(), _without_savepoints():
+            with transaction.atomic():
                 self._batch(batch, loose_terms, careful=False)
                 state.save(cursor=position)
-        except (Careful, IntegrityError, TransactionManagementError):
+        except (CmsError, IntegrityError, TransactionManagementError):
             state.restore(saved)
             with transaction.atomic():
                 self._batch(batch, loose_terms, careful=True)

@@ -7,15 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
-
 from apps.content.models import Entry
 from apps.core.errors import CmsError
 from apps.core.slugs import slugify
 from apps.importer.items import ImportItem
 from apps.importer.models import ImportRecord
 from apps.importer.navigation import navigation_items
-from apps.importer.pipeline.state import RunState, reason
+from apps.importer.pipeline.state import RunState, attempt, reason
 from apps.importer.slugs import base_slug
 from apps.menus import services as menu_services
 from apps.menus.models import Menu, MenuItem
@@ -154,13 +152,11 @@ class Menus:
                 )
                 return None
             values.update(type="custom", url=url, label=label or url)
-        try:
-            with transaction.atomic():
-                item = menu_services.menu_item_create(actor=state.system, menu=menu, values=values)
-        except CmsError as error:
+        item = attempt(lambda: menu_services.menu_item_create(actor=state.system, menu=menu, values=values))
+        if isinstance(item, CmsError):
             state.warn(
                 "MENU_ITEM_SKIPPED",
-                f"Menu item {record.source_id}: {reason(error)}",
+                f"Menu item {record.source_id}: {reason(item)}",
                 sourceId=record.source_id,
             )
             return None

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from django.db import transaction
 
 from apps.core.errors import CmsError
 from apps.core.slugs import free_slug, slugify
@@ -36,28 +35,31 @@ class Sections:
                 f"Reusable block {item.source_id} '{item.title}': {item.content_problem['message']}",
                 sourceId=item.source_id,
             )
-        try:
-            with transaction.atomic():
-                if section is None:
-                    section = site_services.section_create(
-                        actor=state.system,
-                        title=title,
-                        slug=free_slug(Section.objects.all(), slugify(item.slug or title) or "section"),
-                        content=content,
-                        source=SectionSource.IMPORT,
-                    )
-                    state.counters["sections"] += 1
-                else:
-                    section = site_services.section_update(
-                        actor=state.system, section=section, changes={"title": title, "content": content}
-                    )
-                    state.counters["sectionsUpdated"] += 1
-        except CmsError as error:
-            state.failed_fast()
-            state.failure(item, reason(error))
+        outcome = state.row(lambda: self._save(item, section, title, content))
+        if isinstance(outcome, CmsError):
+            state.failure(item, reason(outcome))
             return
+        section = outcome
         state.put("section", item.source_id, target_id=section.pk, checksum=fingerprint)
         state.sections[str(item.source_id)] = section.pk
+
+    def _save(self, item: ImportItem, section: Section | None, title: str, content: Any) -> Section:
+        state = self.state
+        if section is None:
+            section = site_services.section_create(
+                actor=state.system,
+                title=title,
+                slug=free_slug(Section.objects.all(), slugify(item.slug or title) or "section"),
+                content=content,
+                source=SectionSource.IMPORT,
+            )
+            state.counters["sections"] += 1
+        else:
+            section = site_services.section_update(
+                actor=state.system, section=section, changes={"title": title, "content": content}
+            )
+            state.counters["sectionsUpdated"] += 1
+        return section
 
     def section_id(self, ref: Any) -> str | None:
         state = self.state

@@ -10,11 +10,12 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 import xxhash
 from django.conf import settings
+from django.db import transaction
 
 from apps.accounts.models import User
 from apps.accounts.permissions import Actor
@@ -29,14 +30,11 @@ from apps.schema.models import Collection
 from apps.taxonomy.models import Taxonomy
 
 MAX_LISTED = 500
+T = TypeVar("T")
 LEASE_RENEWAL_SECONDS = 5.0  # at most; a quarter of CMS_IMPORT_LEASE_SECONDS when that is shorter
 
 # The caches a batch fills, copied before its fast run and put back when that run is rolled back.
 _BATCH_CACHES = ("terms", "bylines", "sections", "taxonomies", "attached", "known", "pending")
-
-
-class Careful(Exception):
-    """An item failed in a batch run without savepoints: the batch is redone with one savepoint per item."""
 
 
 class OpenReader:
@@ -233,10 +231,14 @@ class RunState:
         for name, value in saved.items():
             setattr(self, name, value)
 
-    def failed_fast(self) -> None:
-        """In a batch without savepoints a failed write spoils the transaction: start the batch over, carefully."""
+    def row(self, write: Callable[[], T]) -> T | CmsError:
+        """One item's writes in the current batch. In the batch's careful run they get a savepoint of their own, and
+        a refusal (``CmsError``) is rolled back alone and answered, for the item to fail alone. In its fast run they
+        share the batch's transaction: a refusal is raised and the whole batch is redone carefully (``Items``)."""
         if not self.careful:
-            raise Careful()
+            with transaction.atomic(savepoint=False):
+                return write()
+        return attempt(write)
 
     # --- the job's lease --------------------------------------------------------------------------------------------
 
@@ -333,6 +335,15 @@ class RunState:
                 .values_list("source_id", "target_id")
             )
         return self.media_ids.get(str(attachment_id))
+
+
+def attempt(write: Callable[[], T]) -> T | CmsError:
+    """``write()`` in a savepoint of its own: what it answers, or the refusal (``CmsError``) it raised, rolled back."""
+    try:
+        with transaction.atomic():
+            return write()
+    except CmsError as error:
+        return error
 
 
 def checksum(item: ImportItem) -> str:
