@@ -29,8 +29,8 @@ from apps.importer.slugs import BatchSlugs
 from apps.schema.models import Collection
 from apps.taxonomy.models import Taxonomy
 
-MAX_LISTED = 500
 T = TypeVar("T")
+MAX_LISTED = 500
 LEASE_RENEWAL_SECONDS = 5.0  # at most; a quarter of CMS_IMPORT_LEASE_SECONDS when that is shorter
 
 # The caches a batch fills, copied before its fast run and put back when that run is rolled back.
@@ -213,7 +213,10 @@ class RunState:
         self.job.summary = self.summary()
         self.job.save()
 
+    # --- a batch's runs ---------------------------------------------------------------------------------------------
+
     def checkpoint(self) -> dict[str, Any]:
+        """What a batch's fast run may change here, for ``restore`` when that run is rolled back."""
         saved = {name: copy.copy(getattr(self, name)) for name in _BATCH_CACHES}
         saved.update(
             counters=Counter(self.counters),
