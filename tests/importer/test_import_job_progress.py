@@ -10,8 +10,8 @@ import pytest
 from django.core.management import call_command
 
 from apps.core import events
-from apps.importer import pipeline
 from apps.importer.models import ImportJob
+from apps.importer.pipeline import state as pipeline_state
 from apps.importer.sources import wxr as wxr_reader
 from tests.factories import png_bytes
 from tests.importer.helpers import EXECUTE, analyze, job_url, post, wxr
@@ -21,7 +21,7 @@ from tests.importer.test_import_media import attachment
 @pytest.fixture
 def renew_always(monkeypatch):
     # Every chance to renew is taken, so the test needs no clock.
-    monkeypatch.setattr(pipeline, "LEASE_RENEWAL_SECONDS", 0, raising=False)
+    monkeypatch.setattr(pipeline_state, "LEASE_RENEWAL_SECONDS", 0, raising=False)
 
 
 def test_reading_up_to_the_cursor_renews_the_lease(

@@ -11,8 +11,9 @@ import orjson
 import pytest
 from django.db import DatabaseError
 
-from apps.importer import services as importer_services
 from apps.importer.models import ImportAnalysis, ImportRecord
+from apps.importer.services import analyses as importer_analyses
+from apps.importer.services import media as importer_media
 from apps.media import services as media_services
 from apps.media.models import MediaItem
 from tests.factories import png_bytes
@@ -105,7 +106,7 @@ def test_a_full_disk_fails_an_import_job_after_its_content(admin_api, site, medi
 
 
 def test_a_file_whose_import_record_fails_is_not_left_behind(admin_api, site, media_root, monkeypatch):
-    real_record_put = importer_services.record_put
+    real_record_put = importer_media.record_put
 
     def record_put(site_key, kind, source_id, **values):
         if kind == "media":
@@ -121,7 +122,7 @@ def test_a_file_whose_import_record_fails_is_not_left_behind(admin_api, site, me
         assert stored[-1].is_file()
         return item, deduplicated
 
-    monkeypatch.setattr(importer_services, "record_put", record_put)
+    monkeypatch.setattr(importer_media, "record_put", record_put)
     monkeypatch.setattr(media_services, "media_upload", media_upload)
 
     response = admin_api.post(MEDIA, {"attachments": attachments(site, "red.png")}, format="json")
@@ -156,7 +157,7 @@ def test_a_full_disk_while_keeping_the_export_leaves_no_part_of_it(admin_api, im
         def __exit__(self, *exc):
             self.handle.close()
 
-    monkeypatch.setattr(importer_services, "open", HalfWritten, raising=False)
+    monkeypatch.setattr(importer_analyses, "open", HalfWritten, raising=False)
 
     response = upload(admin_api, content=wxr(post(1)))
 
