@@ -1,5 +1,10 @@
-"""Reads of entries. Who sees what: readers with drafts access (contributor role and up) see working copies and every
-status; everyone else sees published entries only, as published (``live_data``)."""
+"""Reads of entries, their revisions and bylines. Who sees what: readers with drafts access (contributor role and up)
+see working copies and every status; everyone else sees published entries only, as published (``live_data``).
+
+The reads the faces call (``entry_list``, ``entry_read``, ``trash_list`` …) take the ``actor`` and check its permission
+themselves, so REST and MCP cannot disagree on who may read what; they answer ``Entries``, which carries what the
+presenters need to know about the reader. ``entry_get`` and ``entry_address`` find the target of a write without a
+read check (the write checks its own permission), and ``entry_as_written`` is the answer to a write."""
 
 from __future__ import annotations
 
@@ -11,8 +16,8 @@ from django.conf import settings
 from django.db.models import Q, QuerySet, TextField
 from django.db.models.functions import Cast
 
-from apps.accounts.permissions import Actor, can
-from apps.content.models import Entry, EntryByline, Revision, Status
+from apps.accounts.permissions import Actor, authorize, can
+from apps.content.models import Byline, Entry, EntryByline, Revision, Status
 from apps.core.db.jsonkeys import JsonKey
 from apps.core.db.prepared import PreparedQuery
 from apps.core.errors import Forbidden, NotFound, ValidationError
@@ -33,6 +38,29 @@ ORDER_ALIASES = {"created_at": "createdAt", "updated_at": "updatedAt", "publishe
 
 def can_read_drafts(actor: Actor | None) -> bool:
     return can(actor, "content.read_drafts")
+
+
+@dataclass(frozen=True, slots=True)
+class Entries:
+    """Entries of one collection as one reader may see them. ``drafts``: the reader sees working copies (and the
+    published version beside them where it differs); otherwise the published version only. ``meta``: the entries'
+    metadata was read (single-entry reads by readers with drafts access)."""
+
+    collection: Collection
+    items: list
+    drafts: bool
+    next_cursor: str | None = None
+    meta: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    live: dict | None
+    draft: dict
+
+    @property
+    def has_changes(self) -> bool:
+        return self.live != self.draft
 
 
 # Entry data is read as the stored JSON text and spliced into answers unparsed (apps/core/api/renderers.py): parsing
@@ -129,9 +157,10 @@ def entry_list(
     locale: str | None = None,
     cursor: str | None = None,
     limit: int = 50,
-) -> Page[Entry]:
+) -> Entries:
     """One page of the collection's live (not trashed) entries. ``collection`` must have its fields loaded. ``where``
     narrows the entries further (higher apps' filters, such as terms, built by their selectors)."""
+    authorize(actor, "content.read")
     drafts = can_read_drafts(actor)
     entries = Entry.objects.filter(collection=collection, deleted_at__isnull=True)
     if where is not None:
@@ -161,7 +190,7 @@ def entry_list(
         row=lambda values: EntryRow(**values),
     )
     attach_credits(page.items)
-    return page
+    return Entries(collection, page.items, drafts, page.next_cursor)
 
 
 # The single-entry reads behind every GET, PATCH and lifecycle call, compiled once (see PreparedQuery).
@@ -230,6 +259,24 @@ def entry_get(
     return entry
 
 
+def entry_read(
+    *, actor: Actor | None, collection: Collection, ref: str, locale: str | None = None
+) -> Entries:
+    """One entry as ``actor`` may read it (see ``entry_get``); readers with drafts access also get its metadata
+    (import bookkeeping, commenters' addresses, ``_importError``), which is for those who may edit."""
+    authorize(actor, "content.read")
+    drafts = can_read_drafts(actor)
+    entry = entry_get(collection=collection, actor=actor, ref=ref, locale=locale, with_meta=drafts)
+    return Entries(collection, [entry], drafts, meta=drafts)
+
+
+def entry_as_written(entry: Entry) -> Entries:
+    """The answer to a write, without a read check: the entry as the service left it (no second read), its byline
+    credits loaded. The services leave the entry's collection (with its fields) on it."""
+    attach_credits([entry])
+    return Entries(entry.collection, [entry], drafts=True)
+
+
 def entry_address(*, collection: Collection, ref: str) -> Entry | str:
     """What a write addresses (REST and MCP): an id goes straight to the service, which checks it belongs to the
     collection under its row lock; a slug is looked up first (drafts included)."""
@@ -238,22 +285,32 @@ def entry_address(*, collection: Collection, ref: str) -> Entry | str:
     return entry_get(collection=collection, actor=None, ref=ref, for_update=True)
 
 
-def entry_compare(*, entry: Entry) -> dict:
-    """The published version and the working copy, and whether they differ (compared as values, not as text)."""
+def entry_compare(*, actor: Actor | None, collection: Collection, ref: str) -> Comparison:
+    """The published version and the working copy (compared as values, not as text)."""
+    authorize(actor, "content.read_drafts")
+    entry = entry_get(collection=collection, actor=None, ref=ref, for_update=True)
     live = orjson.loads(entry.live_raw) if entry.live_raw is not None else None
     draft = orjson.loads(entry.data_raw) if entry.data_raw is not None else {}
-    return {"hasChanges": live != draft, "live": live, "draft": draft}
+    return Comparison(live=live, draft=draft)
 
 
-def visible_translations(*, entry: Entry, actor: Actor | None) -> list[Entry]:
-    """The entry's translation group as ``actor`` may see it: published siblings only without drafts access."""
+def translations_read(*, actor: Actor | None, collection: Collection, ref: str) -> tuple[str, Entries]:
+    """The entry's translation group and its live entries as ``actor`` may see them: published siblings only without
+    drafts access."""
+    authorize(actor, "content.read")
+    entry = entry_get(collection=collection, actor=actor, ref=ref)
     drafts = can_read_drafts(actor)
-    return [
+    siblings = [
         sibling for sibling in entry_translations(entry=entry) if drafts or sibling.status == Status.PUBLISHED
     ]
+    return entry.translation_group, Entries(collection, siblings, drafts)
 
 
-def trash_list(*, collection: Collection, cursor: str | None = None, limit: int = 50) -> Page[Entry]:
+def trash_list(
+    *, actor: Actor | None, collection: Collection, cursor: str | None = None, limit: int = 50
+) -> Entries:
+    """One page of the collection's trash, the most recently deleted first."""
+    authorize(actor, "content.read_drafts")
     entries = _rows(
         Entry.objects.filter(collection=collection, deleted_at__isnull=False), sorted_by_value=False
     )
@@ -267,7 +324,7 @@ def trash_list(*, collection: Collection, cursor: str | None = None, limit: int 
         row=lambda v: EntryRow(**v),
     )
     attach_credits(page.items)
-    return page
+    return Entries(collection, page.items, drafts=True, next_cursor=page.next_cursor)
 
 
 def entry_translations(*, entry: Entry) -> list[Entry]:
@@ -276,14 +333,25 @@ def entry_translations(*, entry: Entry) -> list[Entry]:
     return attach_credits(list(_for_output(siblings).order_by("locale", "id")))
 
 
-def revision_list(*, entry: Entry, cursor: str | None = None, limit: int = 50) -> tuple[Page[Revision], int]:
+def revision_list(
+    *, actor: Actor | None, collection: Collection, ref: str, cursor: str | None = None, limit: int = 50
+) -> tuple[Page[Revision], int]:
+    """One page of the entry's revisions, newest first, and how many it has."""
+    authorize(actor, "content.read_drafts")
+    entry = entry_get(collection=collection, actor=None, ref=ref, for_update=True)
     revisions = Revision.objects.filter(entry_id=entry.pk)
     keys = [SortKey("created_at", descending=True, kind="datetime"), SortKey("id", descending=True)]
     page = keyset_page(revisions, keys=keys, cursor=cursor, limit=limit, scope=f"revisions:{entry.pk}")
     return page, revisions.count()
 
 
+def revision_read(*, actor: Actor | None, revision_id: str) -> Revision:
+    authorize(actor, "content.read_drafts")
+    return revision_get(revision_id=revision_id)
+
+
 def revision_get(*, revision_id: str) -> Revision:
+    """The revision a restore addresses (no read check: the restore checks its own permission)."""
     revision = (
         Revision.objects.select_related("entry", "entry__collection", "collection")
         .filter(pk=revision_id)
@@ -292,3 +360,22 @@ def revision_get(*, revision_id: str) -> Revision:
     if revision is None:
         raise NotFound(f"No revision {revision_id}.")
     return revision
+
+
+def byline_list(*, actor: Actor | None, cursor: str | None = None, limit: int = 50) -> Page[Byline]:
+    authorize(actor, "content.read")
+    keys = [SortKey("display_name"), SortKey("id")]
+    return keyset_page(Byline.objects.all(), keys=keys, cursor=cursor, limit=limit, scope="bylines")
+
+
+def byline_read(*, actor: Actor | None, byline_id: str) -> Byline:
+    authorize(actor, "content.read")
+    return byline_get(byline_id=byline_id)
+
+
+def byline_get(*, byline_id: str) -> Byline:
+    """The byline a write addresses (no read check: the write checks its own permission)."""
+    byline = Byline.objects.filter(pk=byline_id).first()
+    if byline is None:
+        raise NotFound(f"No byline {byline_id}.")
+    return byline

@@ -82,7 +82,7 @@ def test_only_the_newest_50_revisions_are_kept(admin_api, draft_entry):
             ).status_code
             == 200
         )
-    response = admin_api.get(entry_url(draft_entry, "/revisions"), {"limit": 100})
+    response = admin_api.get(entry_url(draft_entry, "/revisions"), {"limit": 50})
     data = response.json()["data"]
     assert data["total"] == 50 and len(data["items"]) == 50
     # The newest is the last save; the oldest kept is the sixth update (the create and five updates were dropped).

@@ -233,8 +233,12 @@ def test_readers_see_published_entries_only(mcp_for, articles):
     listed = reader.ok("content_list", {"collection": "articles"})
     assert [item["id"] for item in listed["items"]] == [published.pk]
     error = reader.refused("content_compare", {"collection": "articles", "id": published.pk})
-    assert error["code"] == -32600
-    assert error["message"].startswith("Insufficient scope: This requires the role contributor (20)")
+    # The tool names its operation (content.read_drafts), so the role is checked before the tool runs.
+    assert error == {
+        "code": -32600,
+        "message": "Insufficient scope: requires the role contributor (20) or higher",
+        "data": {"requiredRole": 20},
+    }
 
 
 def test_contributors_cannot_edit_other_peoples_entries(mcp_for, articles):

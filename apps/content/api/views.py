@@ -9,61 +9,59 @@ from __future__ import annotations
 from apps.accounts import selectors as account_selectors
 from apps.accounts.permissions import actor_from_request
 from apps.content import selectors, services
-from apps.content.api.serializers import (
+from apps.content.inputs import (
     BylineIn,
-    BylineOut,
-    BylineUpdateIn,
-    CompareOut,
     EntryCreateIn,
     EntryGetQuery,
     EntryListQuery,
-    EntryOut,
     EntryUpdateIn,
-    EntryWithRevOut,
     PageQuery,
     PublishIn,
+    RevisionPageQuery,
+    ScheduleIn,
+)
+from apps.content.models import Entry
+from apps.content.presenters import (
+    BylineOut,
+    CompareOut,
+    EntryOut,
+    EntryWithRevOut,
     RevisionOut,
     RevisionPageOut,
-    ScheduleIn,
     TranslationsOut,
     present_byline,
-    present_entries,
+    present_comparison,
+    present_entry_page,
+    present_entry_with_rev,
     present_revision,
+    present_revision_page,
+    present_translations,
 )
-from apps.content.models import Byline, Entry
-from apps.core.api.serializers import paged
 from apps.core.api.views import CmsViewSet, endpoint, ok
 from apps.core.errors import NotFound, ValidationError
-from apps.core.pagination import SortKey, keyset_page
-from apps.core.presenters import SuccessFlagOut
+from apps.core.presenters import SUCCESS, SuccessFlagOut
+from apps.core.shapes import paged
 from apps.schema import selectors as schema_selectors
 from apps.taxonomy import selectors as taxonomy_selectors
 
 
+def _collection(slug: str):
+    return schema_selectors.collection_for_read(slug=slug)
+
+
+def _written(entry: Entry, status: int = 200):
+    """The answer to a write: the entry as the service left it (no second read), with its new _rev."""
+    return ok(present_entry_with_rev(selectors.entry_as_written(entry)), status=status)
+
+
+def _addressed(collection_slug: str, ref: str) -> dict:
+    """What a write addresses: an id goes straight to the service, which checks it belongs to the collection under its
+    row lock; a slug is looked up first."""
+    collection = _collection(collection_slug)
+    return {"entry": selectors.entry_address(collection=collection, ref=ref), "collection": collection}
+
+
 class EntryViewSet(CmsViewSet):
-    def _collection(self, slug: str):
-        return schema_selectors.collection_for_read(slug=slug)
-
-    def _present(self, entry: Entry, collection, *, drafts: bool = True) -> dict:
-        return present_entries([entry], collection=collection, drafts=drafts)[0]
-
-    def _written(self, entry: Entry, collection_slug: str, status: int = 200):
-        """The answer to a write: the entry as the service left it (no second read), with its new _rev. The services
-        leave the entry's collection (with its fields) on it."""
-        selectors.attach_credits([entry])
-        return ok({"item": self._present(entry, entry.collection), "_rev": entry.rev}, status=status)
-
-    def _target(self, collection_slug: str, ref: str) -> Entry:
-        """The entry a read-for-editing addresses (drafts and trash included)."""
-        collection = self._collection(collection_slug)
-        return selectors.entry_get(collection=collection, actor=None, ref=ref, for_update=True)
-
-    def _addressed(self, collection_slug: str, ref: str) -> dict:
-        """What a write addresses: an id goes straight to the service, which checks it belongs to the collection
-        under its row lock; a slug is looked up first."""
-        collection = self._collection(collection_slug)
-        return {"entry": selectors.entry_address(collection=collection, ref=ref), "collection": collection}
-
     @endpoint(
         "content.read",
         query=EntryListQuery,
@@ -73,11 +71,10 @@ class EntryViewSet(CmsViewSet):
     )
     def list(self, request, collection: str):
         """Entries of the collection, newest first by default. Readers below contributor see published entries only."""
-        target = self._collection(collection)
-        actor = actor_from_request(request)
-        page = selectors.entry_list(
+        target = _collection(collection)
+        seen = selectors.entry_list(
             collection=target,
-            actor=actor,
+            actor=actor_from_request(request),
             where=taxonomy_selectors.entry_filter(collection=target, filters=self.query.get("terms")),
             status=self.query.get("status"),
             order_by=self.query["orderBy"],
@@ -86,9 +83,7 @@ class EntryViewSet(CmsViewSet):
             cursor=self.query.get("cursor"),
             limit=self.query["limit"],
         )
-        drafts = selectors.can_read_drafts(actor)
-        items = present_entries(page.items, collection=target, drafts=drafts)
-        return ok({"items": items, "nextCursor": page.next_cursor})
+        return ok(present_entry_page(seen))
 
     @endpoint(
         "content.create",
@@ -100,10 +95,9 @@ class EntryViewSet(CmsViewSet):
         summary="Create an entry",
     )
     def create(self, request, collection: str):
-        target = self._collection(collection)
         entry = services.entry_create(
             actor=actor_from_request(request),
-            collection=target,
+            collection=_collection(collection),
             data=self.body["data"],
             slug=self.body.get("slug"),
             status=self.body["status"],
@@ -111,21 +105,19 @@ class EntryViewSet(CmsViewSet):
             translation_of=self.body.get("translationOf"),
             bylines=self.body.get("bylines"),
         )
-        return self._written(entry, collection, status=201)
+        return _written(entry, status=201)
 
     @endpoint(
         "content.read", query=EntryGetQuery, response=EntryWithRevOut, summary="Get an entry by id or slug"
     )
     def retrieve(self, request, collection: str, ref: str):
-        target = self._collection(collection)
-        actor = actor_from_request(request)
-        drafts = selectors.can_read_drafts(actor)
-        # Metadata (import bookkeeping, commenters' addresses, _importError) is for readers who may edit.
-        entry = selectors.entry_get(
-            collection=target, actor=actor, ref=ref, locale=self.query.get("locale"), with_meta=drafts
+        seen = selectors.entry_read(
+            actor=actor_from_request(request),
+            collection=_collection(collection),
+            ref=ref,
+            locale=self.query.get("locale"),
         )
-        item = present_entries([entry], collection=target, drafts=drafts, meta=drafts)[0]
-        return ok({"item": item, "_rev": entry.rev})
+        return ok(present_entry_with_rev(seen))
 
     @endpoint(
         "content.update",
@@ -138,14 +130,14 @@ class EntryViewSet(CmsViewSet):
     def partial_update(self, request, collection: str, ref: str):
         entry = services.entry_update(
             actor=actor_from_request(request),
-            **self._addressed(collection, ref),
+            **_addressed(collection, ref),
             data=self.body.get("data"),
             slug=self.body.get("slug"),
             status=self.body.get("status"),
             rev=self.body.get("_rev"),
             bylines=self.body.get("bylines"),
         )
-        return self._written(entry, collection)
+        return _written(entry)
 
     @endpoint(
         "content.update",
@@ -165,73 +157,70 @@ class EntryViewSet(CmsViewSet):
         summary="Move an entry to the trash",
     )
     def destroy(self, request, collection: str, ref: str):
-        services.entry_trash(actor=actor_from_request(request), **self._addressed(collection, ref))
-        return ok({"success": True})
+        services.entry_trash(actor=actor_from_request(request), **_addressed(collection, ref))
+        return ok(SUCCESS)
 
     @endpoint("content.publish", body=PublishIn, response=EntryWithRevOut, summary="Publish an entry")
     def publish(self, request, collection: str, ref: str):
         entry = services.entry_publish(
             actor=actor_from_request(request),
-            **self._addressed(collection, ref),
+            **_addressed(collection, ref),
             published_at=self.body.get("publishedAt"),
         )
-        return self._written(entry, collection)
+        return _written(entry)
 
     @endpoint("content.publish", response=EntryWithRevOut, summary="Unpublish an entry")
     def unpublish(self, request, collection: str, ref: str):
-        entry = services.entry_unpublish(
-            actor=actor_from_request(request), **self._addressed(collection, ref)
+        return _written(
+            services.entry_unpublish(actor=actor_from_request(request), **_addressed(collection, ref))
         )
-        return self._written(entry, collection)
 
     @endpoint("content.publish", body=ScheduleIn, response=EntryWithRevOut, summary="Schedule publication")
     def schedule(self, request, collection: str, ref: str):
         entry = services.entry_schedule(
             actor=actor_from_request(request),
-            **self._addressed(collection, ref),
+            **_addressed(collection, ref),
             scheduled_at=self.body["scheduledAt"],
         )
-        return self._written(entry, collection)
+        return _written(entry)
 
     @endpoint("content.publish", response=EntryWithRevOut, summary="Cancel a scheduled publication")
     def unschedule(self, request, collection: str, ref: str):
-        entry = services.entry_unschedule(
-            actor=actor_from_request(request), **self._addressed(collection, ref)
+        return _written(
+            services.entry_unschedule(actor=actor_from_request(request), **_addressed(collection, ref))
         )
-        return self._written(entry, collection)
 
     @endpoint("content.update", response=EntryWithRevOut, summary="Discard unpublished changes")
     def discard_draft(self, request, collection: str, ref: str):
-        entry = services.entry_discard_draft(
-            actor=actor_from_request(request), **self._addressed(collection, ref)
-        )
-        return self._written(entry, collection)
+        entry = services.entry_discard_draft(actor=actor_from_request(request), **_addressed(collection, ref))
+        return _written(entry)
 
     @endpoint(
         "content.read_drafts", response=CompareOut, summary="Compare the published version and the draft"
     )
     def compare(self, request, collection: str, ref: str):
-        return ok(selectors.entry_compare(entry=self._target(collection, ref)))
+        comparison = selectors.entry_compare(
+            actor=actor_from_request(request), collection=_collection(collection), ref=ref
+        )
+        return ok(present_comparison(comparison))
 
     @endpoint("content.read_drafts", query=PageQuery, response=paged(EntryOut), summary="List the trash")
     def trash(self, request, collection: str):
-        target = self._collection(collection)
-        page = selectors.trash_list(
-            collection=target, cursor=self.query.get("cursor"), limit=self.query["limit"]
+        seen = selectors.trash_list(
+            actor=actor_from_request(request),
+            collection=_collection(collection),
+            cursor=self.query.get("cursor"),
+            limit=self.query["limit"],
         )
-        return ok(
-            {
-                "items": present_entries(page.items, collection=target, drafts=True),
-                "nextCursor": page.next_cursor,
-            }
-        )
+        return ok(present_entry_page(seen))
 
     @endpoint(
         "content.delete", response=EntryWithRevOut, errors=(409,), summary="Restore an entry from the trash"
     )
     def restore(self, request, collection: str, ref: str):
-        entry = services.entry_restore(actor=actor_from_request(request), **self._addressed(collection, ref))
-        return self._written(entry, collection)
+        return _written(
+            services.entry_restore(actor=actor_from_request(request), **_addressed(collection, ref))
+        )
 
     @endpoint(
         "content.delete_permanent",
@@ -240,55 +229,45 @@ class EntryViewSet(CmsViewSet):
         summary="Delete an entry in the trash for good",
     )
     def permanent(self, request, collection: str, ref: str):
-        services.entry_delete_permanently(
-            actor=actor_from_request(request), **self._addressed(collection, ref)
-        )
-        return ok({"success": True})
+        services.entry_delete_permanently(actor=actor_from_request(request), **_addressed(collection, ref))
+        return ok(SUCCESS)
 
     @endpoint(
         "content.create", response=EntryWithRevOut, status=201, summary="Duplicate an entry as a new draft"
     )
     def duplicate(self, request, collection: str, ref: str):
-        copy = services.entry_duplicate(
-            actor=actor_from_request(request), entry=self._target(collection, ref)
-        )
-        return self._written(copy, collection, status=201)
+        source = selectors.entry_get(collection=_collection(collection), actor=None, ref=ref, for_update=True)
+        return _written(services.entry_duplicate(actor=actor_from_request(request), entry=source), status=201)
 
     @endpoint("content.read", response=TranslationsOut, summary="List an entry's translations")
     def translations(self, request, collection: str, ref: str):
-        target = self._collection(collection)
-        actor = actor_from_request(request)
-        entry = selectors.entry_get(collection=target, actor=actor, ref=ref)
-        drafts = selectors.can_read_drafts(actor)
-        siblings = selectors.visible_translations(entry=entry, actor=actor)
-        return ok(
-            {
-                "translationGroup": entry.translation_group,
-                "items": present_entries(siblings, collection=target, drafts=drafts),
-            }
+        group, seen = selectors.translations_read(
+            actor=actor_from_request(request), collection=_collection(collection), ref=ref
         )
+        return ok(present_translations(group, seen))
 
     @endpoint(
-        "content.read_drafts", query=PageQuery, response=RevisionPageOut, summary="List an entry's revisions"
+        "content.read_drafts",
+        query=RevisionPageQuery,
+        response=RevisionPageOut,
+        summary="List an entry's revisions",
     )
     def revisions(self, request, collection: str, ref: str):
         """Newest first. Only collections that support revisions record them."""
-        entry = self._target(collection, ref)
         page, total = selectors.revision_list(
-            entry=entry, cursor=self.query.get("cursor"), limit=self.query["limit"]
+            actor=actor_from_request(request),
+            collection=_collection(collection),
+            ref=ref,
+            cursor=self.query.get("cursor"),
+            limit=self.query["limit"],
         )
-        return ok(
-            {
-                **page.to_data(lambda revision: present_revision(revision, collection_slug=collection)),
-                "total": total,
-            }
-        )
+        return ok(present_revision_page(page, total, collection_slug=collection))
 
 
 class RevisionViewSet(CmsViewSet):
     @endpoint("content.read_drafts", response=RevisionOut, summary="Get a revision")
     def retrieve(self, request, pk: str):
-        revision = selectors.revision_get(revision_id=pk)
+        revision = selectors.revision_read(actor=actor_from_request(request), revision_id=pk)
         return ok(present_revision(revision, collection_slug=revision.collection.slug))
 
     @endpoint(
@@ -300,36 +279,27 @@ class RevisionViewSet(CmsViewSet):
     def restore(self, request, pk: str):
         """The entry's working copy becomes the revision's data, recorded as a new revision. Nothing is published."""
         revision = selectors.revision_get(revision_id=pk)
-        entry = services.revision_restore(actor=actor_from_request(request), revision=revision)
-        selectors.attach_credits([entry])
-        item = present_entries([entry], collection=entry.collection, drafts=True)[0]
-        return ok({"item": item, "_rev": entry.rev})
+        return _written(services.revision_restore(actor=actor_from_request(request), revision=revision))
+
+
+def _user(user_id: str | None):
+    if not user_id:
+        return None
+    try:
+        return account_selectors.user_get(user_id=user_id)
+    except NotFound as exc:
+        raise ValidationError(details={"userId": exc.message}) from exc
+
+
+# Wire names of a byline's changes, as the service names them.
+BYLINE_NAMES = {"displayName": "display_name", "isGuest": "is_guest", "bio": "bio", "email": "email"}
 
 
 class BylineViewSet(CmsViewSet):
-    def _user(self, user_id):
-        if not user_id:
-            return None
-        try:
-            return account_selectors.user_get(user_id=user_id)
-        except NotFound as exc:
-            raise ValidationError(details={"userId": exc.message}) from exc
-
-    def _get(self, pk: str) -> Byline:
-        byline = Byline.objects.filter(pk=pk).first()
-        if byline is None:
-            raise NotFound(f"No byline {pk}.")
-        return byline
-
     @endpoint("content.read", query=PageQuery, response=paged(BylineOut), summary="List bylines")
     def list(self, request):
-        keys = [SortKey("display_name"), SortKey("id")]
-        page = keyset_page(
-            Byline.objects.all(),
-            keys=keys,
-            cursor=self.query.get("cursor"),
-            limit=self.query["limit"],
-            scope="bylines",
+        page = selectors.byline_list(
+            actor=actor_from_request(request), cursor=self.query.get("cursor"), limit=self.query["limit"]
         )
         return ok(page.to_data(present_byline))
 
@@ -338,7 +308,7 @@ class BylineViewSet(CmsViewSet):
         byline = services.byline_create(
             actor=actor_from_request(request),
             display_name=self.body["displayName"],
-            user=self._user(self.body.get("userId")),
+            user=_user(self.body.get("userId")),
             is_guest=self.body.get("isGuest"),
             bio=self.body.get("bio", ""),
             email=self.body.get("email", ""),
@@ -347,23 +317,19 @@ class BylineViewSet(CmsViewSet):
 
     @endpoint("content.read", response=BylineOut, summary="Get a byline")
     def retrieve(self, request, pk: str):
-        return ok(present_byline(self._get(pk)))
+        return ok(present_byline(selectors.byline_read(actor=actor_from_request(request), byline_id=pk)))
 
-    @endpoint("bylines.manage", body=BylineUpdateIn, response=BylineOut, summary="Update a byline")
+    @endpoint("bylines.manage", body=BylineIn, response=BylineOut, summary="Update a byline")
     def partial_update(self, request, pk: str):
-        changes = {}
-        mapping = {"displayName": "display_name", "isGuest": "is_guest", "bio": "bio", "email": "email"}
-        for wire, name in mapping.items():
-            if wire in self.body:
-                changes[name] = self.body[wire]
+        changes = {name: self.body[wire] for wire, name in BYLINE_NAMES.items() if wire in self.body}
         if "userId" in self.body:
-            changes["user"] = self._user(self.body["userId"])
+            changes["user"] = _user(self.body["userId"])
         byline = services.byline_update(
-            actor=actor_from_request(request), byline=self._get(pk), changes=changes
+            actor=actor_from_request(request), byline=selectors.byline_get(byline_id=pk), changes=changes
         )
         return ok(present_byline(byline))
 
     @endpoint("bylines.manage", response=SuccessFlagOut, summary="Delete a byline")
     def destroy(self, request, pk: str):
-        services.byline_delete(actor=actor_from_request(request), byline=self._get(pk))
-        return ok({"success": True})
+        services.byline_delete(actor=actor_from_request(request), byline=selectors.byline_get(byline_id=pk))
+        return ok(SUCCESS)

@@ -1,0 +1,221 @@
+"""What each entry, revision and byline operation takes (SPEC §4.2, §4.4, §4.11): one model per operation.
+
+REST reads the body and query models; each MCP tool's model is the same model plus what REST carries in the path
+(``collection``, ``id``). A few arguments exist on the tool server only, because agents write and read Markdown and
+term slugs far more reliably than Portable Text JSON and term ids: ``format``, ``taxonomies``, Markdown in ``data``,
+and ``terms`` as lists of slugs (REST's query string spells the same filter ``terms[category]=news,sport``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import validate_email
+from pydantic import AfterValidator, WithJsonSchema
+
+from apps.core.shapes import (
+    DateTime,
+    DeepObject,
+    Field,
+    Input,
+    JsonObject,
+    Str,
+    Text,
+    choice,
+    cursor_param,
+    limit_param,
+)
+
+ListStatus = choice("draft", "published", "scheduled")
+WritableStatus = choice("draft", "published")
+Order = choice("asc", "desc")
+Format = choice("json", "markdown")
+Slug = Annotated[Str, Field(max_length=200)]
+
+
+def _email(value: str) -> str:
+    if value:
+        try:
+            validate_email(value)
+        except DjangoValidationError:
+            raise ValueError("Enter a valid email address.") from None
+    return value
+
+
+# An address, or blank for none.
+Email = Annotated[
+    Text,
+    AfterValidator(_email),
+    WithJsonSchema({"anyOf": [{"type": "string", "format": "email"}, {"type": "string", "maxLength": 0}]}),
+]
+
+
+class NoArguments(Input):
+    pass
+
+
+# --- what REST takes in the path, and tools as arguments --------------------------------------------------------------
+
+
+class InCollection(Input):
+    collection: Str = Field(max_length=64, description="The collection's slug.")
+
+
+class EntryIn(InCollection):
+    id: Str = Field(max_length=200, description="The entry's id (a ULID) or its slug.")
+
+
+# --- reads -----------------------------------------------------------------------------------------------------------
+
+
+class EntryListQuery(Input):
+    status: ListStatus = Field(
+        None, description="Only entries in this state (readers below contributor see published entries only)."
+    )
+    limit: int = limit_param(50)
+    cursor: Str = cursor_param()
+    orderBy: Str = Field(
+        "createdAt",
+        max_length=64,
+        description="createdAt, updatedAt, publishedAt, slug, or a sortable field of the collection; created_at, "
+        "updated_at and published_at are accepted too.",
+    )
+    order: Order = "desc"
+    locale: Str = Field(None, max_length=16, description="Only entries in this locale.")
+    terms: DeepObject = Field(
+        None,
+        description="Entries with given terms: terms[category]=news,sport keeps entries in news or sport (or a "
+        "descendant of either); several taxonomies must all match.",
+    )
+
+
+class ContentListIn(EntryListQuery, InCollection):
+    terms: dict[str, list[Slug]] = Field(
+        None,
+        description="Only entries with one of these terms (or a descendant) in each taxonomy named, by term slug: "
+        '{"category": ["news", "sport"]}.',
+    )
+    format: Format = Field(
+        "json",
+        description="'markdown' answers portableText fields as Markdown strings instead of Portable Text JSON.",
+    )
+
+
+class EntryGetQuery(Input):
+    locale: Str = Field(
+        None, max_length=16, description="The locale of a slug lookup; ids are unique across locales."
+    )
+
+
+class ContentGetIn(EntryGetQuery, EntryIn):
+    format: Format = Field(
+        "json",
+        description="'markdown' answers portableText fields as Markdown strings instead of Portable Text JSON.",
+    )
+
+
+class PageQuery(Input):
+    limit: int = limit_param(50)
+    cursor: Str = cursor_param()
+
+
+class TrashListIn(PageQuery, InCollection):
+    pass
+
+
+class RevisionPageQuery(Input):
+    # SPEC §4.4 gives REST a default of 50, SPEC §4.11 the tool a default of 20; both go up to 50 (a revision carries
+    # a whole copy of the entry's data).
+    limit: int = limit_param(50, 50)
+    cursor: Str = cursor_param()
+
+
+class RevisionListIn(RevisionPageQuery, EntryIn):
+    limit: int = limit_param(20, 50)
+
+
+# --- writes ----------------------------------------------------------------------------------------------------------
+
+
+class CreditIn(Input):
+    bylineId: Str = Field(max_length=26, description="A byline's id.")
+    roleLabel: Text = Field(None, max_length=100, description="How this byline contributed, e.g. 'Photos'.")
+
+
+BYLINES_HELP = "Ordered credits; the first is the primary byline."
+MARKDOWN_HELP = (
+    "Field values keyed by field slug (schema_get_collection lists them). portableText fields take a Markdown "
+    "string (headings, lists, emphasis, links, code, quotes) or Portable Text blocks."
+)
+TAXONOMIES_HELP = (
+    'Terms by taxonomy name, as term slugs: {"category": ["news"]}. Replaces the entry\'s terms of each taxonomy '
+    "named."
+)
+
+
+class EntryCreateIn(Input):
+    data: JsonObject = Field(description="Field values keyed by field slug.")
+    slug: Slug = Field(None, description="URL slug; generated from the title when omitted.")
+    status: WritableStatus = "draft"
+    locale: Str = Field(None, max_length=16)
+    translationOf: Str = Field(None, max_length=26, description="Id of the entry this one translates.")
+    bylines: list[CreditIn] = Field(None, description=BYLINES_HELP)
+
+
+class ContentCreateIn(EntryCreateIn, InCollection):
+    data: JsonObject = Field(description=MARKDOWN_HELP)
+    taxonomies: dict[str, list[Slug]] = Field(None, description=TAXONOMIES_HELP)
+
+
+class EntryUpdateIn(Input):
+    """PATCH and PUT both change only what is sent; fields not in ``data`` keep their values (null clears one)."""
+
+    data: JsonObject = Field(
+        None, description="Field values keyed by field slug; fields not sent keep their values."
+    )
+    slug: Slug = None
+    status: WritableStatus = Field(None, description="'published' publishes the result.")
+    rev: Str = Field(None, alias="_rev", max_length=64, description="The _rev you read; stale → [CONFLICT].")
+    bylines: list[CreditIn] = Field(None, description=BYLINES_HELP)
+
+
+class ContentUpdateIn(EntryUpdateIn, EntryIn):
+    data: JsonObject = Field(
+        None, description=MARKDOWN_HELP + " Fields not sent keep their values; null clears one."
+    )
+    taxonomies: dict[str, list[Slug]] = Field(None, description=TAXONOMIES_HELP)
+
+
+class PublishIn(Input):
+    publishedAt: DateTime = Field(None, description="Backdate the publication (not in the future).")
+
+
+class ContentPublishIn(PublishIn, EntryIn):
+    pass
+
+
+class ScheduleIn(Input):
+    scheduledAt: DateTime = Field(description="When to publish: an ISO 8601 datetime in the future.")
+
+
+class ContentScheduleIn(ScheduleIn, EntryIn):
+    pass
+
+
+class RevisionRestoreIn(Input):
+    revisionId: Str = Field(max_length=26, description="A revision id from revision_list.")
+
+
+# --- bylines (REST only) ---------------------------------------------------------------------------------------------
+
+
+class BylineIn(Input):
+    # Blank is the service's to refuse (it names the field).
+    displayName: Text = Field(max_length=200)
+    userId: Str | None = Field(None, max_length=26, description="A user to link; null unlinks.")
+    isGuest: bool = Field(
+        None, description="Not a user of this CMS; defaults to true when no user is linked."
+    )
+    bio: Text = None
+    email: Email = None

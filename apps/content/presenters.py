@@ -1,0 +1,353 @@
+"""Entries, revisions and bylines as every face shows them (SPEC §2.1, §4.2, §4.4): each shape once, with the function
+that builds it.
+
+Entries are presented a page at a time (``present_entries``) so that what they refer to is loaded once per page, not
+once per entry: the media items named by ``image`` and ``file`` fields (one query) and the entries' terms grouped by
+taxonomy (one query, none when no taxonomy applies to the collection). Stored JSON is spliced into answers unparsed
+(an ``orjson.Fragment`` where the shapes say object, see ``RAW_JSON`` in selectors.py) unless the collection has image
+or file fields, whose values must be resolved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal, NotRequired
+
+import orjson
+from pydantic import Field
+
+from apps.content.models import Byline, Entry, Revision, Status
+from apps.content.selectors import Comparison, Entries
+from apps.core.pagination import Page
+from apps.core.portabletext_markdown import portable_text_to_markdown
+from apps.core.shapes import TypedDict
+from apps.core.timefmt import iso
+from apps.media import selectors as media_selectors
+from apps.media.presenters import present_file_ref, present_image_ref
+from apps.schema.models import Collection
+from apps.taxonomy import selectors as taxonomy_selectors
+from apps.taxonomy.presenters import TermRefOut
+
+MEDIA_FIELD_TYPES = ("image", "file")
+
+StatusName = Literal[tuple(Status.values)]  # type: ignore[valid-type]
+Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
+# Stored JSON: at run time often the column's text spliced in unparsed (an orjson.Fragment), on the wire an object.
+JsonObject = dict[str, Any]
+
+
+class CreditOut(TypedDict):
+    bylineId: str
+    displayName: str
+    roleLabel: str
+    userId: str | None
+    isGuest: bool
+
+
+class EntryOut(TypedDict):
+    id: str
+    type: Annotated[str, Field(description="The collection's slug.")]
+    slug: str
+    status: StatusName
+    locale: str
+    translationGroup: str
+    data: Annotated[
+        JsonObject,
+        Field(
+            description="Field values: the working copy, or the published version for readers without drafts access."
+        ),
+    ]
+    liveData: NotRequired[
+        Annotated[JsonObject, Field(description="The published version, present when it differs from data.")]
+    ]
+    authorId: str | None
+    primaryBylineId: str | None
+    bylines: list[CreditOut]
+    createdAt: Timestamp
+    updatedAt: Timestamp
+    publishedAt: Timestamp | None
+    scheduledAt: Timestamp | None
+    deletedAt: Timestamp | None
+    version: int
+    terms: NotRequired[
+        Annotated[
+            dict[str, list[TermRefOut]],
+            Field(
+                description="The entry's terms by taxonomy name; present when taxonomies apply to the collection."
+            ),
+        ]
+    ]
+    meta: NotRequired[
+        Annotated[
+            JsonObject,
+            Field(
+                description="The entry's metadata, read-only (no write takes it): what an import kept of the source "
+                "(meta.import: source, sourceId, originalStatus, parentId, menuOrder, sticky, commentStatus, "
+                "passwordProtected, customFields, comments …) and, for an item that could not be imported "
+                "faithfully, meta._importError {message, content, excerpt}. Only in single-entry reads (GET one) "
+                "by readers with drafts access; never in lists."
+            ),
+        ]
+    ]
+
+
+class EntryWithRevOut(TypedDict):
+    item: EntryOut
+    _rev: Annotated[str, Field(description="Send it back with an update to detect conflicting writes.")]
+
+
+class CompareOut(TypedDict):
+    hasChanges: bool
+    live: Annotated[JsonObject | None, Field(description="The published version; null if never published.")]
+    draft: Annotated[JsonObject, Field(description="The working copy.")]
+
+
+class TranslationsOut(TypedDict):
+    translationGroup: str
+    items: list[EntryOut]
+
+
+class RevisionOut(TypedDict):
+    id: str
+    collection: str
+    entryId: str
+    data: JsonObject
+    action: Annotated[str, Field(description="What produced it: create, update, publish, restore, …")]
+    status: Annotated[str, Field(description="The entry's status after that write.")]
+    authorId: str | None
+    createdAt: Timestamp
+
+
+class RevisionPageOut(TypedDict):
+    items: list[RevisionOut]
+    nextCursor: str | None
+    total: int
+
+
+class BylineOut(TypedDict):
+    id: str
+    displayName: str
+    slug: str
+    userId: str | None
+    isGuest: bool
+    bio: str
+    email: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
+
+
+# --- entries ---------------------------------------------------------------------------------------------------------
+
+
+def _stored_json(entry: Entry, raw_name: str, field_name: str):
+    """A stored JSON column for the answer: its raw text spliced in unparsed when the selector read it as text."""
+    raw = getattr(entry, raw_name, _MISSING)
+    if raw is _MISSING:
+        return getattr(entry, field_name)
+    return None if raw is None else orjson.Fragment(raw)
+
+
+_MISSING = object()
+
+
+def _parsed_json(entry: Entry, raw_name: str, field_name: str):
+    raw = getattr(entry, raw_name, _MISSING)
+    if raw is _MISSING:
+        return getattr(entry, field_name)
+    return None if raw is None else orjson.loads(raw)
+
+
+@dataclass
+class EntryExtras:
+    """What a page of entries refers to, loaded in bulk: media items for image/file fields, terms by taxonomy."""
+
+    media_fields: dict[str, str] = field(default_factory=dict)
+    media: dict = field(default_factory=dict)
+    terms: dict[str, dict[str, list[dict]]] | None = None
+    # Parsed data of entries with media fields: (entry id, column) → dict.
+    parsed: dict[tuple[str, str], dict | None] = field(default_factory=dict)
+
+    def values(self, entry: Entry, column: str):
+        """The column's values for the answer: spliced unparsed, or parsed with media references resolved."""
+        raw_name = "data_raw" if column == "data" else "live_raw"
+        if not self.media_fields:
+            return _stored_json(entry, raw_name, column)
+        values = self.parsed.get((entry.pk, column))
+        if not isinstance(values, dict):
+            return values
+        resolved = dict(values)
+        for slug, kind in self.media_fields.items():
+            value = values.get(slug)
+            item = self.media.get(value.get("id")) if isinstance(value, dict) else None
+            if item is not None:
+                resolved[slug] = (
+                    present_image_ref(item, value) if kind == "image" else present_file_ref(item, value)
+                )
+        return resolved
+
+
+def load_extras(entries: Sequence[Entry], *, collection: Collection, drafts: bool) -> EntryExtras:
+    extras = EntryExtras(
+        media_fields={f.slug: f.type for f in collection.fields.all() if f.type in MEDIA_FIELD_TYPES}
+    )
+    if extras.media_fields:
+        wanted: set[str] = set()
+        for entry in entries:
+            for column, raw_name in (("data", "data_raw"), ("live_data", "live_raw")):
+                if column == "data" and not drafts:
+                    continue
+                values = _parsed_json(entry, raw_name, column)
+                extras.parsed[(entry.pk, column)] = values
+                for slug in extras.media_fields:
+                    value = values.get(slug) if isinstance(values, dict) else None
+                    if isinstance(value, dict) and isinstance(value.get("id"), str):
+                        wanted.add(value["id"])
+        extras.media = media_selectors.media_by_ids(wanted)
+    extras.terms = taxonomy_selectors.terms_for_entries(
+        collection=collection, entry_ids=[entry.pk for entry in entries]
+    )
+    return extras
+
+
+def present_entries(seen: Entries) -> list[EntryOut]:
+    """Present entries as their reader may see them, with a constant number of queries whatever their number."""
+    extras = load_extras(seen.items, collection=seen.collection, drafts=seen.drafts)
+    slug = seen.collection.slug
+    return [
+        present_entry(entry, collection_slug=slug, drafts=seen.drafts, extras=extras, meta=seen.meta)
+        for entry in seen.items
+    ]
+
+
+def present_entry(
+    entry: Entry,
+    *,
+    collection_slug: str,
+    drafts: bool,
+    extras: EntryExtras | None = None,
+    meta: bool = False,
+) -> EntryOut:
+    """One entry; ``extras`` (from ``load_extras``) resolves media references and adds terms. Without it, stored
+    values are shown as they are and terms are left out: use ``present_entries`` for answers. ``meta`` adds the
+    entry's metadata (entries read with ``entry_get(with_meta=True)``)."""
+    if extras is None:
+        live = _stored_json(entry, "live_raw", "live_data")
+        data = _stored_json(entry, "data_raw", "data") if drafts else live
+    else:
+        live = extras.values(entry, "live_data")
+        data = extras.values(entry, "data") if drafts else live
+    credits = entry.credit_list if hasattr(entry, "credit_list") else entry.credits.select_related("byline")
+    item: EntryOut = {
+        "id": entry.pk,
+        "type": collection_slug,
+        "slug": entry.slug,
+        "status": entry.status,
+        "locale": entry.locale,
+        "translationGroup": entry.translation_group,
+        "data": data if data is not None else {},
+        "authorId": entry.author_id,
+        "primaryBylineId": entry.primary_byline_id,
+        "bylines": [
+            {
+                "bylineId": credit.byline_id,
+                "displayName": credit.byline.display_name,
+                "roleLabel": credit.role_label,
+                "userId": credit.byline.user_id,
+                "isGuest": credit.byline.is_guest,
+            }
+            for credit in credits
+        ],
+        "createdAt": iso(entry.created_at),
+        "updatedAt": iso(entry.updated_at),
+        "publishedAt": iso(entry.published_at),
+        "scheduledAt": iso(entry.scheduled_at),
+        "deletedAt": iso(entry.deleted_at),
+        "version": entry.version,
+    }
+    if drafts and live is not None:
+        differs = (
+            entry.live_raw != entry.data_raw if hasattr(entry, "live_raw") else entry.live_data != entry.data
+        )
+        if differs:
+            item["liveData"] = live
+    if extras is not None and extras.terms is not None:
+        item["terms"] = extras.terms.get(entry.pk, {})
+    if meta:
+        item["meta"] = _stored_json(entry, "meta_raw", "meta") or {}
+    return item
+
+
+def present_entry_page(seen: Entries) -> dict[str, Any]:
+    """``paged(EntryOut)``: one page of entries and the cursor of the next."""
+    return {"items": present_entries(seen), "nextCursor": seen.next_cursor}
+
+
+def present_entry_with_rev(seen: Entries) -> EntryWithRevOut:
+    """One entry (a read, or the answer to a write) with its _rev."""
+    entry = seen.items[0]
+    return {"item": present_entries(seen)[0], "_rev": entry.rev}
+
+
+def present_translations(group: str, seen: Entries) -> TranslationsOut:
+    return {"translationGroup": group, "items": present_entries(seen)}
+
+
+def present_comparison(comparison: Comparison) -> CompareOut:
+    return {"hasChanges": comparison.has_changes, "live": comparison.live, "draft": comparison.draft}
+
+
+def portable_text_as_markdown(answer: Any, collection: Collection) -> Any:
+    """An answer holding presented entries (``item`` or ``items``) with their Portable Text values as Markdown: the
+    tool server's ``format: markdown``."""
+    fields = [field.slug for field in collection.fields.all() if field.type == "portableText"]
+    if not fields:
+        return answer
+    answer = orjson.loads(orjson.dumps(answer))  # presented data may be stored JSON spliced in unparsed
+    items = answer["items"] if "items" in answer else [answer["item"]]
+    for item in items:
+        for key in ("data", "liveData"):
+            values = item.get(key)
+            if not isinstance(values, dict):
+                continue
+            for slug in fields:
+                if isinstance(values.get(slug), list):
+                    values[slug] = portable_text_to_markdown(values[slug])
+    return answer
+
+
+# --- revisions and bylines -------------------------------------------------------------------------------------------
+
+
+def present_revision(revision: Revision, *, collection_slug: str) -> RevisionOut:
+    return {
+        "id": revision.pk,
+        "collection": collection_slug,
+        "entryId": revision.entry_id,
+        "data": revision.data,
+        "action": revision.action,
+        "status": revision.status,
+        "authorId": revision.author_id,
+        "createdAt": iso(revision.created_at),
+    }
+
+
+def present_revision_page(page: Page[Revision], total: int, *, collection_slug: str) -> RevisionPageOut:
+    return {
+        **page.to_data(lambda revision: present_revision(revision, collection_slug=collection_slug)),
+        "total": total,
+    }
+
+
+def present_byline(byline: Byline) -> BylineOut:
+    return {
+        "id": byline.pk,
+        "displayName": byline.display_name,
+        "slug": byline.slug,
+        "userId": byline.user_id,
+        "isGuest": byline.is_guest,
+        "bio": byline.bio,
+        "email": byline.email,
+        "createdAt": iso(byline.created_at),
+        "updatedAt": iso(byline.updated_at),
+    }
