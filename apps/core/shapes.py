@@ -74,14 +74,43 @@ Text = Annotated[str, AfterValidator(_no_forbidden_characters)]
 JsonObject = dict[str, Any]
 
 
-def _date_only_is_midnight(value: Any) -> Any:
+_DATETIME_FORMAT = (
+    "Datetime has wrong format. Use one of these formats instead: "
+    "YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]."
+)
+
+
+def _iso_datetime(value: Any) -> Any:
+    """ISO 8601 text only, as DRF's DateTimeField reads it; pydantic alone would also read a number (or digits) as
+    seconds since 1970, which no client means by a date."""
+    from django.utils.dateparse import parse_datetime
+
+    if value is None or isinstance(value, datetime):
+        return value
+    if not isinstance(value, str):
+        raise ValueError(_DATETIME_FORMAT)
+    text = value.strip()
     # A bare date (2026-01-31) is the start of that day, as DRF's DateTimeField never allowed but clients send.
-    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
-        return value.strip() + "T00:00:00"
-    return value
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        text += "T00:00:00"
+    try:
+        parsed = parse_datetime(text)
+    except ValueError:
+        parsed = None
+    if parsed is None:
+        raise ValueError(_DATETIME_FORMAT)
+    return parsed
 
 
-DateTime = Annotated[datetime, BeforeValidator(_date_only_is_midnight)]
+def _aware(value: datetime) -> datetime:
+    # Without an offset the time is in the site's time zone (settings.TIME_ZONE), as DRF's DateTimeField reads it;
+    # a naive value would fail every comparison with the aware moments the services work with.
+    from django.utils import timezone
+
+    return timezone.make_aware(value) if timezone.is_naive(value) else value
+
+
+DateTime = Annotated[datetime, BeforeValidator(_iso_datetime), AfterValidator(_aware)]
 
 
 def _django_validated(validator: Any, message: str) -> Any:
