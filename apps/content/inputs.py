@@ -51,10 +51,6 @@ Email = Annotated[
 ]
 
 
-class NoArguments(Input):
-    pass
-
-
 # --- what REST takes in the path, and tools as arguments --------------------------------------------------------------
 
 
