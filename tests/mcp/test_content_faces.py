@@ -8,8 +8,10 @@ from datetime import timedelta
 
 import pytest
 
+from apps.accounts.models import Role
 from apps.content.models import Entry
 from apps.core.timefmt import iso, now
+from apps.mcp import registry
 from tests.factories import make_collection, make_entry
 
 CONTENT = "/_cms/api/content/articles"
@@ -154,3 +156,28 @@ def test_a_schedule_must_be_iso_8601_text_on_both_faces(admin_api, admin_mcp, en
         )
         == rest
     )
+
+
+def test_a_tool_needs_the_role_its_endpoint_needs(client_for, mcp_for, articles):
+    # content_publish took any content:write token up to the service, which answered NOT_FOUND for a missing entry
+    # before looking at the role; REST refused the contributor first. Both now check content.publish first.
+    missing = "01ARZ3NDEKTSV4RRFFQ69G5FAV"
+    response = client_for(Role.CONTRIBUTOR, ["content:read", "content:write"]).post(
+        f"{CONTENT}/{missing}/publish"
+    )
+    assert response.status_code == 403
+    assert response.json()["error"]["details"] == {"requiredRole": Role.AUTHOR}
+    error = mcp_for(Role.CONTRIBUTOR, ["content:read", "content:write"]).refused(
+        "content_publish", {"collection": "articles", "id": missing}
+    )
+    assert error == {
+        "code": -32600,
+        "message": "Insufficient scope: requires the role author (30) or higher",
+        "data": {"requiredRole": Role.AUTHOR},
+    }
+
+
+def test_content_tools_take_their_rule_from_the_permission_table():
+    tools = [tool for tool in registry.builtin_tools() if tool.name.split("_")[0] in ("content", "revision")]
+    assert len(tools) == 18
+    assert [tool.name for tool in tools if tool.operation is None or tool.declared_scope is not None] == []
