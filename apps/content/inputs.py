@@ -172,7 +172,12 @@ class EntryUpdateIn(Input):
     )
     slug: Slug = None
     status: WritableStatus = Field(None, description="'published' publishes the result.")
-    rev: Str = Field(None, alias="_rev", max_length=64, description="The _rev you read; stale → [CONFLICT].")
+    rev: Str = Field(
+        None,
+        alias="_rev",
+        max_length=64,
+        description="The _rev you read; if the entry changed since, the update is refused (CONFLICT).",
+    )
     bylines: list[CreditIn] = Field(None, description=BYLINES_HELP)
 
 
