@@ -43,8 +43,8 @@ def _email(value: str) -> str:
     return value
 
 
-# An address, or blank for none.
-Email = Annotated[
+# An address, or blank for none (shapes.Email refuses blank; a byline's address may be cleared).
+EmailOrBlank = Annotated[
     Text,
     AfterValidator(_email),
     WithJsonSchema({"anyOf": [{"type": "string", "format": "email"}, {"type": "string", "maxLength": 0}]}),
@@ -219,4 +219,4 @@ class BylineIn(Input):
         None, description="Not a user of this CMS; defaults to true when no user is linked."
     )
     bio: Text = None
-    email: Email = None
+    email: EmailOrBlank = None
