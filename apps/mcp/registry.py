@@ -1,8 +1,9 @@
-"""The tool registry: what the MCP endpoint offers, each tool with its input model, annotations, scope and role.
+"""The tool registry: what the MCP endpoint offers, each tool with its operation, input model and annotations.
 
 A tool is a plain function ``handler(actor, args) -> JSON-able`` declared with ``@tool(...)`` in its domain's
-``tools.py``; its docstring is the description a model reads. Arguments are parsed by a pydantic model that forbids
-unknown keys, so the published ``inputSchema`` says ``additionalProperties: false`` and an argument the tool does not
+``tools.py``; its docstring is the description a model reads. It names its permission operation, whose rule in the
+table (apps/accounts/permissions.py) gives the scope and role a caller needs, as for the REST endpoint of the same
+operation. Arguments are parsed by the operation's input model (apps/<domain>/inputs.py), which forbids unknown keys, so the published ``inputSchema`` says ``additionalProperties: false`` and an argument the tool does not
 know is refused instead of being dropped (CONVENTIONS 5). Plugin tools come from ``apps.plugins.registry`` while their
 plugin is enabled and are named ``<pluginId>__<name>``.
 
@@ -29,10 +30,6 @@ from apps.core.shapes import Input
 PLUGIN_SEPARATOR = "__"
 
 
-# TRANSITIONAL: tools still declaring their own pydantic model subclass this alias of the shared input base.
-ToolInput = Input
-
-
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -41,7 +38,7 @@ class Tool:
     handler: Callable[[Any, Any], Any]
     # The permission operation (apps/accounts/permissions.py) whose rule gives the scope and role a caller needs.
     operation: str | None = None
-    # Plugin tools (and, TRANSITIONAL, built-in tools not yet naming an operation) state scope and role themselves.
+    # Plugin tools bring no operation: they state scope and role themselves (apps/plugins/base.py).
     declared_scope: str | None = None
     declared_role: int = Role.SUBSCRIBER
     input_model: type[BaseModel] | None = None
@@ -144,10 +141,8 @@ def tool(
     name: str,
     *,
     title: str,
-    input: type[BaseModel],
-    operation: str | None = None,
-    scope: str | None = None,
-    min_role: int | None = None,
+    input: type[Input],
+    operation: str,
     read_only: bool = False,
     destructive: bool = False,
     idempotent: bool | None = None,
@@ -160,22 +155,11 @@ def tool(
             raise ValueError(f"tool {name} needs a docstring: it is the description a model reads")
         if name in _tools:
             raise ValueError(f"tool {name} is registered twice")
-        if operation is not None:
-            if scope is not None or min_role is not None:
-                raise ValueError(
-                    f"tool {name}: scope and role come from operation {operation!r}, not the tool"
-                )
-            tool_scope, tool_role = None, Role.SUBSCRIBER
-        else:
-            # TRANSITIONAL: until every tool names its operation.
-            tool_scope, tool_role = scope, Role.SUBSCRIBER if min_role is None else min_role
         _tools[name] = Tool(
             name=name,
             title=title,
             description=description,
             handler=handler,
-            declared_scope=tool_scope,
-            declared_role=tool_role,
             operation=operation,
             input_model=input,
             read_only=read_only,

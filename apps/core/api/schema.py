@@ -11,10 +11,8 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ResolvedComponent, build_basic_type, build_parameter_type
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
-from rest_framework import serializers
 
 from apps.core import shapes
-from apps.core.api.serializers import DeepObjectField, enveloped
 from apps.core.api.views import BODY_METHODS, Endpoint
 from apps.core.presenters import ErrorEnvelopeOut
 
@@ -155,24 +153,7 @@ class CmsAutoSchema(AutoSchema):
         spec = self._endpoint()
         if not (spec and spec.query):
             return super().get_override_parameters()
-        if shapes.is_shape(spec.query):
-            return self._shape_parameters(spec.query)
-        # The serializer's fields become parameters; deep-object ones (``terms[category]=news``) are then redeclared
-        # with their style, which the serializer alone cannot express.
-        deep = [
-            OpenApiParameter(
-                name=name,
-                type={"type": "object", "additionalProperties": {"type": "string"}},
-                location=OpenApiParameter.QUERY,
-                style="deepObject",
-                explode=True,
-                required=False,
-                description=str(field.help_text or ""),
-            )
-            for name, field in spec.query().fields.items()
-            if isinstance(field, DeepObjectField)
-        ]
-        return [spec.query, *deep]
+        return self._shape_parameters(spec.query)
 
     def get_request_serializer(self):
         spec = self._endpoint()
@@ -187,14 +168,10 @@ class CmsAutoSchema(AutoSchema):
         responses = {}
         for status in (spec.status, *spec.also):
             if isinstance(spec.response, dict):
-                # Several representations: {media type: serializer or type}; JSON ones are enveloped.
+                # Several representations: {media type: shape or type}; JSON ones are enveloped.
                 responses.update(
                     {
-                        (status, media): (
-                            shapes.enveloped(body) if shapes.is_shape(body) else enveloped(body)
-                        )
-                        if media == "application/json"
-                        else body
+                        (status, media): shapes.enveloped(body) if media == "application/json" else body
                         for media, body in spec.response.items()
                     }
                 )
@@ -203,10 +180,8 @@ class CmsAutoSchema(AutoSchema):
                 success = spec.response
             elif spec.response is None:
                 success = OpenApiResponse(description="No content.")
-            elif shapes.is_shape(spec.response):
-                success = shapes.enveloped(spec.response)
             else:
-                success = enveloped(spec.response)
+                success = shapes.enveloped(spec.response)
             responses[(status, spec.media_type) if spec.media_type else status] = success
         for status, description in (spec.bodiless or {}).items():
             responses[status] = OpenApiResponse(description=description)
@@ -244,14 +219,6 @@ class CmsAutoSchema(AutoSchema):
         if tokens and tokens[-1] == action:
             tokens.pop()
         return "_".join([*tokens, action])
-
-    def _get_serializer_field_meta(self, field, direction):
-        meta = super()._get_serializer_field_meta(field, direction)
-        if isinstance(field, serializers.JSONField):
-            # A JSON field's schema ({}) already admits null; marking it nullable as well makes OAS 3.1 write
-            # oneOf [{}, {type: null}], which null matches twice and so fails (a field without a default value).
-            meta.pop("nullable", None)
-        return meta
 
     def get_description(self):
         # The handler's own docstring only: the view class docstring describes code, not the operation.

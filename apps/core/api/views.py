@@ -1,8 +1,8 @@
 """The one base for every REST view: declared endpoints, strict input, permission, rate limit, envelope.
 
 A handler states what it is with ``@endpoint``: the permission operation (a key of the table in
-``apps/accounts/permissions.py``), the query and body serializers, the response serializer (for the OpenAPI document)
-and its rate-limit group. The base class then, before the handler runs: authenticates, checks the operation's scope
+``apps/accounts/permissions.py``), the query and body input models and the response shape (apps/core/shapes.py; the
+OpenAPI document is generated from them) and its rate-limit group. The base class then, before the handler runs: authenticates, checks the operation's scope
 and role, counts the rate limit, and validates the query string and body, refusing any parameter or key it does not
 declare. Handlers receive clean dicts in ``self.query`` and ``self.body``, call a service or selector, and return
 ``ok(data)``. A handler without ``@endpoint`` is reachable by admins only (fail closed).
@@ -11,12 +11,10 @@ declare. Handlers receive clean dicts in ``self.query`` and ``self.body``, call 
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rest_framework import serializers
 from rest_framework.exceptions import MethodNotAllowed
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -25,7 +23,6 @@ from rest_framework.viewsets import ViewSet
 
 from apps.core import ratelimit, shapes
 from apps.core.api.renderers import JSONRenderer
-from apps.core.api.serializers import DeepObjectField
 from apps.core.errors import UnsupportedMediaType, ValidationError
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -34,10 +31,10 @@ BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 @dataclass(frozen=True)
 class Endpoint:
     operation: str
-    query: type[serializers.Serializer] | None = None
-    # The body serializer; or {media type: serializer} when the endpoint takes several (JSON and multipart uploads).
-    body: type[serializers.Serializer] | Mapping[str, type[serializers.Serializer]] | None = None
-    # What ``data`` holds in a successful answer: a serializer class, or None for no documented body.
+    query: type[shapes.Input] | None = None
+    # The body's input model; or {media type: model} when the endpoint takes several (JSON and multipart uploads).
+    body: type[shapes.Input] | Mapping[str, type[shapes.Input]] | None = None
+    # What ``data`` holds in a successful answer: an output shape (a TypedDict, paged(...)), or None for no body.
     response: Any = None
     status: int = 200
     # Rate-limit group (settings.CMS_RATE_LIMITS); None exempts the endpoint (health checks).
@@ -130,8 +127,8 @@ class CmsViewMixin:
                 )
             return {}
         # Readers repeat the same few query strings (a front end's list page, or none at all), and the answer is a pure
-        # function of the string: building a DRF serializer for it (which deep-copies its fields) was a fifth of a
-        # GET's own time. Only valid queries are kept, the newest _QUERY_CACHE_SIZE of them.
+        # function of the string: validating it again on every request was a fifth of a GET's own time (measured with
+        # DRF serializers; the models are cheaper, the cache still saves the work). Only valid queries are kept, the newest _QUERY_CACHE_SIZE of them.
         key = (
             spec.query,
             tuple(
@@ -143,10 +140,7 @@ class CmsViewMixin:
         )
         clean = _QUERY_CACHE.get(key)
         if clean is None:
-            if shapes.is_shape(spec.query):
-                clean = _query_values(spec.query, params)
-            else:
-                clean = validated(spec.query, params, what="query parameter")
+            clean = _query_values(spec.query, params)
             if len(_QUERY_CACHE) >= _QUERY_CACHE_SIZE:
                 del _QUERY_CACHE[next(iter(_QUERY_CACHE))]
             _QUERY_CACHE[key] = clean
@@ -155,11 +149,11 @@ class CmsViewMixin:
     def validate_body(self, spec: Endpoint | None, request: Request) -> dict[str, Any]:
         if request.method not in BODY_METHODS or spec is None or spec.body is None or not spec.validate_body:
             return {}
-        serializer_class = spec.body
-        if isinstance(serializer_class, Mapping):
+        model = spec.body
+        if isinstance(model, Mapping):
             # The parsers already refused media types the view does not take (415).
-            serializer_class = serializer_class.get(request.content_type.split(";")[0].strip().lower())
-            if serializer_class is None:
+            model = model.get(request.content_type.split(";")[0].strip().lower())
+            if model is None:
                 raise UnsupportedMediaType(
                     f"Unsupported Content-Type '{request.content_type}'; send one of: {', '.join(spec.body)}."
                 )
@@ -168,14 +162,12 @@ class CmsViewMixin:
             raise ValidationError(
                 "The request body must be a JSON object.", details={"body": "Expected a JSON object."}
             )
-        if shapes.is_shape(serializer_class):
-            model = shapes.partial(serializer_class) if request.method == "PATCH" else serializer_class
-            # Multipart bodies arrive as a QueryDict: one value per key unless the model takes a list.
-            if hasattr(data, "lists"):
-                data = _plain_form(model, data)
-            return shapes.validate(model, data).values()
         # PATCH changes only what it sends: required fields and defaults do not apply.
-        return validated(serializer_class, data, what="field", partial=request.method == "PATCH")
+        model = shapes.partial(model) if request.method == "PATCH" else model
+        # Multipart bodies arrive as a QueryDict: one value per key unless the model takes a list.
+        if hasattr(data, "lists"):
+            data = _plain_form(model, data)
+        return shapes.validate(model, data).values()
 
 
 def _query_values(model, params: dict[str, Any]) -> dict[str, Any]:
@@ -194,44 +186,6 @@ def _plain_form(model, data) -> dict[str, Any]:
 
 _QUERY_CACHE: dict[tuple, dict[str, Any]] = {}
 _QUERY_CACHE_SIZE = 512
-
-
-def validated(
-    serializer_class: type[serializers.Serializer], data: Any, *, what: str, partial: bool = False
-) -> dict:
-    """Run a serializer over ``data`` and return its clean values, refusing keys it does not declare."""
-    serializer = serializer_class(data=data, partial=partial)
-    data = fold_deep_objects(serializer, data)
-    serializer.initial_data = data
-    known = set(serializer.fields)
-    unknown = [key for key in data if key not in known]
-    if unknown:
-        allowed = ", ".join(sorted(name for name, field in serializer.fields.items() if not field.read_only))
-        raise ValidationError(
-            details={key: f"Unknown {what}; allowed: {allowed or 'none'}." for key in unknown}
-        )
-    if not serializer.is_valid():
-        raise ValidationError(details=flatten_errors(serializer.errors))
-    return serializer.validated_data
-
-
-_DEEP_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[([^\[\]]+)\]$")
-
-
-def fold_deep_objects(serializer: serializers.Serializer, data: Any) -> Any:
-    """``name[key]=value`` parameters of a declared DeepObjectField ``name`` become ``{name: {key: value}}``; any other
-    bracketed key stays as it is, and is refused as unknown."""
-    deep = {name for name, field in serializer.fields.items() if isinstance(field, DeepObjectField)}
-    if not deep or not isinstance(data, Mapping):
-        return data
-    folded: dict[str, Any] = {}
-    for key in data:
-        match = _DEEP_KEY.match(key)
-        if match and match.group(1) in deep:
-            folded.setdefault(match.group(1), {})[match.group(2)] = data[key]
-        else:
-            folded[key] = data[key]
-    return folded
 
 
 def flatten_errors(errors: Any, prefix: str = "") -> dict[str, str]:
