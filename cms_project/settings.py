@@ -348,7 +348,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
-        "EntryStatusEnum": "apps.content.models.Status",
+        "EntryStatusEnum": [("draft", "draft"), ("published", "published"), ("scheduled", "scheduled")],
+        "FieldTypeEnum": "apps.schema.field_types.FIELD_TYPES",
         "WritableStatusEnum": [("draft", "draft"), ("published", "published")],
         "MenuItemTypeEnum": [("custom", "custom"), ("content", "content"), ("taxonomy", "taxonomy")],
         "SectionSourceEnum": [("user", "user"), ("import", "import")],

@@ -16,11 +16,10 @@ from apps.accounts import oauth
 from apps.accounts.inputs import ROLE_HELP
 from apps.accounts.models import ApiToken, Invitation, Passkey, User
 from apps.accounts.permissions import SCOPES, Actor
-from apps.core.shapes import TypedDict
+from apps.core.shapes import Timestamp, TypedDict
 from apps.core.timefmt import iso
 
 # Text in a documented format, as the OpenAPI document showed these keys before they were TypedDicts.
-Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 EmailText = Annotated[str, Field(json_schema_extra={"format": "email"})]
 UrlText = Annotated[str, Field(json_schema_extra={"format": "uri"})]
 

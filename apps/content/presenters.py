@@ -21,7 +21,7 @@ from apps.content.models import Byline, Entry, Revision, Status
 from apps.content.selectors import Comparison, Entries
 from apps.core.pagination import Page
 from apps.core.portabletext_markdown import portable_text_to_markdown
-from apps.core.shapes import TypedDict
+from apps.core.shapes import Timestamp, TypedDict
 from apps.core.timefmt import iso
 from apps.media import selectors as media_selectors
 from apps.media.presenters import present_file_ref, present_image_ref
@@ -32,7 +32,6 @@ from apps.taxonomy.presenters import TermRefOut
 MEDIA_FIELD_TYPES = ("image", "file")
 
 StatusName = Literal[tuple(Status.values)]  # type: ignore[valid-type]
-Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 # Stored JSON: at run time often the column's text spliced in unparsed (an orjson.Fragment), on the wire an object.
 JsonObject = dict[str, Any]
 

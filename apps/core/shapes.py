@@ -44,6 +44,7 @@ __all__ = [
     "JsonObject",
     "Str",
     "Text",
+    "Timestamp",
     "TypedDict",
     "Upload",
     "Url",
@@ -165,6 +166,10 @@ def _uploaded_file(value: Any) -> Any:
 Upload = Annotated[
     Any, PlainValidator(_uploaded_file), WithJsonSchema({"type": "string", "format": "binary"})
 ]
+
+
+# An instant in an answer: ISO 8601 text in UTC with milliseconds (apps/core/timefmt.iso), documented as date-time.
+Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 
 
 def choice(*values: str) -> Any:

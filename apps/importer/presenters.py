@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from apps.core.shapes import TypedDict
+from apps.core.shapes import Timestamp, TypedDict
 from apps.core.timefmt import iso
 from apps.importer.models import ImportAnalysis, ImportJob
 
@@ -231,10 +231,10 @@ class ImportJobOut(TypedDict):
     options: dict[str, Any]
     summary: ImportSummaryOut | None
     error: ImportJobErrorOut | None
-    createdAt: str
-    updatedAt: str
-    startedAt: str | None
-    finishedAt: str | None
+    createdAt: Timestamp
+    updatedAt: Timestamp
+    startedAt: Timestamp | None
+    finishedAt: Timestamp | None
 
 
 def present_job(job: ImportJob) -> ImportJobOut:

@@ -7,7 +7,7 @@ from typing import Annotated, NotRequired
 
 from pydantic import Field
 
-from apps.core.shapes import TypedDict
+from apps.core.shapes import Timestamp, TypedDict
 from apps.core.timefmt import iso
 from apps.media.models import MediaItem
 from apps.media.storage import media_url
@@ -25,8 +25,8 @@ class MediaOut(TypedDict):
     alt: str
     caption: str
     authorId: Annotated[str | None, Field(description="Who uploaded it; they may edit it.")]
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class MediaCreatedOut(MediaOut):

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from apps.content.models import Status
-from apps.core.shapes import TypedDict
+from apps.core.shapes import Timestamp, TypedDict
 from apps.core.timefmt import iso
 from apps.menus.models import ItemType, Menu
 from apps.menus.selectors import EntryTarget, ResolvedItem, TermTarget
@@ -21,8 +21,8 @@ class MenuOut(TypedDict):
     id: str
     name: str
     label: str
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class MenuListOut(TypedDict):

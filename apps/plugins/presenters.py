@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from apps.core.shapes import JsonObject, TypedDict
+from apps.core.shapes import JsonObject, Timestamp, TypedDict
 from apps.core.timefmt import iso
 from apps.plugins.models import AuditEvent
 from apps.plugins.selectors import PluginView
@@ -26,7 +26,7 @@ class PluginOut(TypedDict):
     description: str
     enabled: Annotated[bool, Field(description="Disabled plugins contribute nothing until enabled again.")]
     contributions: ContributionsOut
-    updatedAt: Annotated[str | None, Field(description="Last enabled or disabled; null if never.")]
+    updatedAt: Annotated[Timestamp | None, Field(description="Last enabled or disabled; null if never.")]
 
 
 class PluginListOut(TypedDict):

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import Field as Doc
 
-from apps.core.shapes import TypedDict
+from apps.core.shapes import Timestamp, TypedDict
 from apps.core.timefmt import iso
 from apps.schema.field_types import FIELD_TYPES
 from apps.schema.models import SUPPORTS, Collection, Field
@@ -33,8 +33,8 @@ class FieldOut(TypedDict):
     sortOrder: int
     searchable: bool
     translatable: bool
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class CollectionOut(TypedDict):
@@ -45,8 +45,8 @@ class CollectionOut(TypedDict):
     description: str
     icon: str
     supports: list[Feature]
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
     fields: NotRequired[
         Annotated[
             list[FieldOut],

@@ -11,7 +11,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from apps.core.shapes import TypedDict
+from apps.core.shapes import Timestamp, TypedDict
 from apps.search.selectors import SearchHit, SearchPage, Suggestion
 
 NEXT_CURSOR_HELP = "Pass as `cursor` for the next page; null on the last page."
@@ -80,7 +80,7 @@ class CollectionStatsOut(TypedDict):
     published: Annotated[int, Field(description="Documents the public can find.")]
     working: Annotated[int, Field(description="Documents editors can find (working copies).")]
     locales: list[LocaleCountOut]
-    lastRebuildAt: str | None
+    lastRebuildAt: Timestamp | None
 
 
 class StatsOut(TypedDict):
@@ -88,7 +88,7 @@ class StatsOut(TypedDict):
         str, Field(description="sqlite-fts5, postgresql-rum or postgresql-gin: the full-text index in use.")
     ]
     documents: int
-    lastRebuildAt: str | None
+    lastRebuildAt: Timestamp | None
     collections: list[CollectionStatsOut]
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from apps.core.shapes import TypedDict
+from apps.core.shapes import Timestamp, TypedDict
 from apps.core.timefmt import iso
 from apps.media.presenters import ImageRefOut, present_image_ref
 from apps.site.inputs import PORTABLE_TEXT_HELP
@@ -23,8 +23,8 @@ class WidgetOut(TypedDict):
     title: str
     content: PortableTextOut
     sortOrder: int
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class WidgetAreaOut(TypedDict):
@@ -33,8 +33,8 @@ class WidgetAreaOut(TypedDict):
     label: str
     description: str
     widgets: Annotated[list[WidgetOut], Field(description="In order.")]
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class WidgetAreaListOut(TypedDict):
@@ -48,8 +48,8 @@ class SectionOut(TypedDict):
     keywords: list[str]
     content: PortableTextOut
     source: SourceName
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class SettingsOut(TypedDict):
@@ -61,7 +61,7 @@ class SettingsOut(TypedDict):
     dateFormat: str
     logo: ImageRefOut | None
     favicon: ImageRefOut | None
-    updatedAt: Annotated[str | None, Field(description="null until the settings are first changed.")]
+    updatedAt: Annotated[Timestamp | None, Field(description="null until the settings are first changed.")]
 
 
 def present_widget(widget: Widget) -> WidgetOut:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from apps.core.shapes import TypedDict
+from apps.core.shapes import Timestamp, TypedDict
 from apps.core.timefmt import iso
 from apps.taxonomy.models import Taxonomy, Term
 
@@ -23,8 +23,8 @@ class TaxonomyOut(TypedDict):
     collections: Annotated[
         list[str], Field(description="Slugs of the collections whose entries take terms of this taxonomy.")
     ]
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class TaxonomyListOut(TypedDict):
@@ -39,8 +39,8 @@ class TermOut(TypedDict):
     label: str
     parentId: Annotated[str | None, Field(description="The parent term's id; null for a top-level term.")]
     description: str
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class TermListOut(TypedDict):
