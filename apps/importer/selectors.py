@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from apps.accounts.permissions import Actor, authorize
 from apps.core.errors import NotFound
 from apps.importer.models import ImportAnalysis, ImportJob, ImportRecord
 
@@ -13,7 +14,14 @@ def analysis_get(*, analysis_id: str) -> ImportAnalysis:
     return analysis
 
 
+def job_read(*, actor: Actor | None, job_id: str) -> ImportJob:
+    """A job as its progress page shows it, to those who may run imports."""
+    authorize(actor, "import.run")
+    return job_get(job_id=job_id)
+
+
 def job_get(*, job_id: str) -> ImportJob:
+    """The job for a service to act on (the service authorizes)."""
     job = ImportJob.objects.select_related("analysis", "created_by").filter(pk=job_id).first()
     if job is None:
         raise NotFound(f"No import job {job_id}.")

@@ -217,7 +217,7 @@ def _media_stream(actor, attachments, deadline):
 class ImportJobViewSet(CmsViewSet):
     @endpoint("import.run", response=ImportJobOut, summary="An import job: state, progress and summary")
     def retrieve(self, request, pk: str):
-        return ok(present_job(selectors.job_get(job_id=pk)))
+        return ok(present_job(selectors.job_read(actor=actor_from_request(request), job_id=pk)))
 
     @endpoint(
         "import.run",
