@@ -448,7 +448,7 @@ def _is_member_tag(part: Any) -> bool:
 # --- outputs and schemas ---------------------------------------------------------------------------------------------
 
 
-def _clean(node: Any) -> Any:
+def clean_schema(node: Any) -> Any:
     """pydantic's JSON Schema without generated titles and ``default: null``."""
     if isinstance(node, dict):
         cleaned = {}
@@ -458,12 +458,12 @@ def _clean(node: Any) -> Any:
             if key == "default" and value is None:
                 continue
             if key == "properties" and isinstance(value, dict):
-                cleaned[key] = {name: _clean(sub) for name, sub in value.items()}
+                cleaned[key] = {name: clean_schema(sub) for name, sub in value.items()}
                 continue
-            cleaned[key] = _clean(value)
+            cleaned[key] = clean_schema(value)
         return cleaned
     if isinstance(node, list):
-        return [_clean(item) for item in node]
+        return [clean_schema(item) for item in node]
     return node
 
 
@@ -473,7 +473,7 @@ def schema_of(shape: Any, *, ref_template: str = "#/$defs/{model}", mode: str = 
         raw = shape.model_json_schema(ref_template=ref_template, mode=mode)
     else:
         raw = TypeAdapter(shape).json_schema(ref_template=ref_template, mode="serialization")
-    schema = _clean(raw)
+    schema = clean_schema(raw)
     # Protocol requests (OAuth) document inputs whose unknown keys are ignored, as their RFCs say, not refused.
     if (
         isinstance(shape, type)

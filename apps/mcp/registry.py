@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import rule_for
-from apps.core.shapes import Input
+from apps.core.shapes import Input, clean_schema
 
 # Plugin tool names are namespaced with their plugin id: `callout__insert`.
 PLUGIN_SEPARATOR = "__"
@@ -86,25 +86,6 @@ _tools: dict[str, Tool] = {}
 TOOL_MODULE = "tools"
 
 
-def _clean_schema(node: Any) -> Any:
-    """pydantic's JSON Schema without the noise a model does not need: generated titles and ``default: null``."""
-    if isinstance(node, dict):
-        cleaned = {}
-        for key, value in node.items():
-            if key == "title" and isinstance(value, str):
-                continue
-            if key == "default" and value is None:
-                continue
-            if key == "properties" and isinstance(value, dict):
-                cleaned[key] = {name: _clean_schema(sub) for name, sub in value.items()}
-                continue
-            cleaned[key] = _clean_schema(value)
-        return cleaned
-    if isinstance(node, list):
-        return [_clean_schema(item) for item in node]
-    return node
-
-
 def _inline(node: Any, definitions: dict, stack: tuple[str, ...], kept: set[str]) -> Any:
     """Nested models written in place of ``$ref``s (some clients do not follow references in tool schemas), except
     recursive ones (menu items with children), which stay references into ``$defs``."""
@@ -124,7 +105,7 @@ def _inline(node: Any, definitions: dict, stack: tuple[str, ...], kept: set[str]
 
 
 def input_schema(model: type[BaseModel]) -> dict:
-    schema = _clean_schema(model.model_json_schema(by_alias=True))
+    schema = clean_schema(model.model_json_schema(by_alias=True))
     definitions = schema.pop("$defs", {})
     kept: set[str] = set()
     schema = _inline(schema, definitions, (), kept)
