@@ -106,6 +106,7 @@ INSTALLED_APPS = [
     "apps.plugins",
     "apps.mcp",
     "apps.importer",
+    "apps.studio",
 ]
 
 MIDDLEWARE = [
@@ -135,6 +136,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "apps.studio.access.studio_context",
             ],
         },
     },
@@ -193,7 +195,7 @@ else:
 AUTH_USER_MODEL = "accounts.User"
 # Our sign-in page (passkey or magic link); the Django admin's own login form redirects there too.
 LOGIN_URL = "/_cms/admin/login"
-LOGIN_REDIRECT_URL = "/_cms/admin/account"
+LOGIN_REDIRECT_URL = "/_cms/admin/"
 _https = _base.scheme == "https"
 SESSION_COOKIE_SECURE = _https
 CSRF_COOKIE_SECURE = _https

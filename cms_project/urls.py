@@ -32,6 +32,7 @@ api_patterns = [
 urlpatterns = [
     path("_cms/api/", include(api_patterns)),
     path("_cms/admin/", include("apps.accounts.urls")),
+    path("_cms/admin/", include("apps.studio.urls")),
     path("_cms/oauth/authorize", pages.AuthorizeView.as_view(), name="oauth-authorize"),
     path(".well-known/oauth-protected-resource", discovery.protected_resource_metadata),
     path(".well-known/oauth-protected-resource/_cms/api/mcp", discovery.protected_resource_metadata),

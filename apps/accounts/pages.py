@@ -246,14 +246,9 @@ def account_page(request):
     return render_page(request, "cms/account.html", context, status=status)
 
 
-# Where a signed-in person finds what they can use: their account page for now. The studio (a later issue, at
-# /_cms/admin/) takes over here, and every page that sends people "home" follows.
-HOME = ("accounts:account", "your account page")
-
-
-@login_required
-def admin_home(request):
-    return redirect(HOME[0])
+# Where a signed-in person finds what they can use: the studio (apps.studio, at /_cms/admin/), which tells the roles
+# that may not write content so itself.
+HOME = ("studio:dashboard", "the studio")
 
 
 @page

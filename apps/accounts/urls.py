@@ -7,7 +7,6 @@ from apps.accounts import pages
 app_name = "accounts"
 
 urlpatterns = [
-    path("", pages.admin_home, name="home"),
     path("login", pages.login_page, name="login"),
     path("login/link", pages.login_link, name="login-link"),
     path("logout", pages.logout_page, name="logout"),

@@ -379,3 +379,77 @@ def byline_get(*, byline_id: str) -> Byline:
     if byline is None:
         raise NotFound(f"No byline {byline_id}.")
     return byline
+
+
+@dataclass(frozen=True)
+class EntryDigest:
+    """An entry as a list across collections shows it: where it lives, its title and its dates, no data."""
+
+    id: str
+    collection: str
+    collection_label: str
+    slug: str
+    locale: str
+    title: str
+    status: str
+    updated_at: datetime
+    scheduled_at: datetime | None
+
+
+def entry_digests(
+    *,
+    actor: Actor | None,
+    author_id: str | None = None,
+    status: str | None = None,
+    order_by: str = "-updated_at",
+    limit: int = 10,
+) -> list[EntryDigest]:
+    """The latest live (not trashed) entries of every collection, titled by each collection's title field, in one
+    query: for overviews such as the studio's dashboard. Needs drafts access (working copies and every status)."""
+    from apps.schema.selectors import collections_for_read, title_field
+
+    authorize(actor, "content.read_drafts")
+    collections = {collection.pk: collection for collection in collections_for_read()}
+    titles = {pk: title_field(collection) for pk, collection in collections.items()}
+    keys = sorted({key for key in titles.values() if key})
+    entries = Entry.objects.filter(deleted_at__isnull=True)
+    if author_id is not None:
+        entries = entries.filter(author_id=author_id)
+    if status is not None:
+        entries = entries.filter(status=status)
+    columns = {f"title_{index}": JsonKey("data", key) for index, key in enumerate(keys)}
+    rows = (
+        entries.annotate(**columns)
+        .order_by(order_by, "-id")
+        .values(
+            "id",
+            "collection_id",
+            "slug",
+            "locale",
+            "status",
+            "updated_at",
+            "scheduled_at",
+            *columns,
+        )[:limit]
+    )
+    digests = []
+    for row in rows:
+        collection = collections.get(row["collection_id"])
+        if collection is None:
+            continue
+        key = titles[row["collection_id"]]
+        title = row.get(f"title_{keys.index(key)}") if key else None
+        digests.append(
+            EntryDigest(
+                id=row["id"],
+                collection=collection.slug,
+                collection_label=collection.label or collection.slug,
+                slug=row["slug"],
+                locale=row["locale"],
+                title=title or row["slug"],
+                status=row["status"],
+                updated_at=row["updated_at"],
+                scheduled_at=row["scheduled_at"],
+            )
+        )
+    return digests

@@ -23,12 +23,8 @@ from apps.content.selectors import can_read_drafts
 from apps.core.db.jsonkeys import JsonKey
 from apps.core.errors import NotFound
 from apps.menus.models import ItemType, Menu, MenuItem
-from apps.schema.selectors import collections_for_read
+from apps.schema.selectors import collections_for_read, title_field
 from apps.taxonomy.models import Term
-
-# Field types whose value can stand for an entry's title, and the slugs preferred among them.
-TITLE_TYPES = ("string", "text")
-TITLE_NAMES = ("title", "name")
 
 
 @dataclass(frozen=True)
@@ -99,16 +95,6 @@ def menu_item_get(*, menu: Menu, item_id: str) -> MenuItem:
     if item is None:
         raise NotFound(f"No item {item_id} in the menu '{menu.name}'.")
     return item
-
-
-def title_field(collection) -> str | None:
-    """The slug of the field that titles a collection's entries: ``title``, else ``name``, else its first string or
-    text field; None when it has none."""
-    fields = [field for field in collection.fields.all() if field.type in TITLE_TYPES]
-    for name in TITLE_NAMES:
-        if any(field.slug == name for field in fields):
-            return name
-    return fields[0].slug if fields else None
 
 
 def _entry_targets(ids: list[str], *, drafts: bool) -> dict[str, EntryTarget]:

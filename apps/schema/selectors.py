@@ -18,6 +18,10 @@ from apps.core.db.request_scalars import NOT_KEPT, forget_request_scalar, reques
 from apps.core.errors import NotFound
 from apps.schema.models import Collection, Field, SchemaVersion
 
+# Field types whose value can stand for an entry's title, and the slugs preferred among them.
+TITLE_TYPES = ("string", "text")
+TITLE_NAMES = ("title", "name")
+
 
 def _with_fields(queryset):
     return queryset.prefetch_related(
@@ -159,3 +163,13 @@ def schema_cached(key: str, load: Callable[[], T]) -> T:
     if key not in _derived:
         _derived[key] = load()
     return _derived[key]
+
+
+def title_field(collection) -> str | None:
+    """The slug of the field that titles a collection's entries: ``title``, else ``name``, else its first string or
+    text field; None when it has none."""
+    fields = [field for field in collection.fields.all() if field.type in TITLE_TYPES]
+    for name in TITLE_NAMES:
+        if any(field.slug == name for field in fields):
+            return name
+    return fields[0].slug if fields else None

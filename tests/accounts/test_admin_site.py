@@ -28,7 +28,7 @@ def test_a_signed_in_non_admin_gets_a_403_page_not_a_redirect_loop():
         '<main id="main">\n    \n    \n<h1>No access to the operators\' console</h1>\n'
         '<p role="alert">You are signed in as <strong>ed@example.com</strong> (editor). The operators\' console is '
         "for administrators only, so it is not open to you.</p>\n"
-        '<p><a href="/_cms/admin/account">Go to your account page</a></p>\n\n  </main>'
+        '<p><a href="/_cms/admin/">Go to the studio</a></p>\n\n  </main>'
     )
 
 

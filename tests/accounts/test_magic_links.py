@@ -131,7 +131,7 @@ def test_the_sign_in_button_uses_the_link_once(member, delivered):
     csrf = page.cookies["csrftoken"].value
     response = browser.post(VERIFY, {"token": token, "csrfmiddlewaretoken": csrf})
     assert response.status_code == 303
-    assert response["Location"] == "/_cms/admin/account"
+    assert response["Location"] == "/_cms/admin/"
     assert browser.get("/_cms/api/auth/me").json()["data"]["user"]["email"] == member.email
     again = Client().post(VERIFY, {"token": token})
     assert again.status_code == 400
@@ -237,8 +237,8 @@ def test_the_login_page_carries_next_into_the_link(member, delivered):
 def test_the_login_page_drops_a_next_off_this_site(member, delivered, target):
     with delivered() as outbox:
         Client().post("/_cms/admin/login/link", {"email": member.email, "next": target})
-    assert MagicLink.objects.get().next_url == "/_cms/admin/account"
-    assert use_link(Client(), link_token(outbox[-1]))["Location"] == "/_cms/admin/account"
+    assert MagicLink.objects.get().next_url == "/_cms/admin/"
+    assert use_link(Client(), link_token(outbox[-1]))["Location"] == "/_cms/admin/"
 
 
 def test_the_api_carries_next_into_the_link(api, member, delivered):
@@ -271,7 +271,7 @@ def test_a_stored_next_off_this_site_is_not_followed(api, member, delivered):
     # Defence in depth: a row changed behind the service's back still cannot send anyone elsewhere.
     token = request_link(api, delivered)
     MagicLink.objects.update(next_url="https://evil.example/")
-    assert use_link(Client(), token)["Location"] == "/_cms/admin/account"
+    assert use_link(Client(), token)["Location"] == "/_cms/admin/"
 
 
 # --- Asking for a link costs the same whatever the address ----------------------------------------------------------

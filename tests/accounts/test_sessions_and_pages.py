@@ -207,7 +207,7 @@ def test_pages_are_plain_self_contained_and_locked_down(path, signed_in):
 
 
 def test_the_static_assets_are_served():
-    for path in ("/static/cms/passkeys.js", "/static/cms/pages.css"):
+    for path in ("/static/cms/passkeys.js", "/static/cms/ui.css"):
         response = Client().get(path)
         assert response.status_code == 200, path
 
@@ -223,7 +223,7 @@ def test_the_login_page_sends_signed_in_people_on(admin_browser):
     response = admin_browser.get("/_cms/admin/login", {"next": "/_cms/oauth/authorize?client_id=x"})
     assert response.status_code == 302 and response["Location"] == "/_cms/oauth/authorize?client_id=x"
     elsewhere = admin_browser.get("/_cms/admin/login", {"next": "https://evil.example/"})
-    assert elsewhere["Location"] == "/_cms/admin/account"
+    assert elsewhere["Location"] == "/_cms/admin/"
 
 
 def test_the_django_admin_signs_in_on_our_page(client):

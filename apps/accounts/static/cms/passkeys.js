@@ -115,7 +115,7 @@
         { email: value(form, "email"), name: value(form, "name") },
         "/setup/passkey/verify",
         value(form, "passkey_name") ? { name: value(form, "passkey_name") } : {}
-      ).then(() => window.location.assign("/_cms/admin/account"));
+      ).then(() => window.location.assign("/_cms/admin/"));
     },
     invite(form) {
       const token = form.dataset.token;
@@ -124,7 +124,7 @@
         { token: token, name: value(form, "name") },
         "/auth/invite/accept/verify",
         Object.assign({ token: token }, value(form, "passkey_name") ? { name: value(form, "passkey_name") } : {})
-      ).then(() => window.location.assign("/_cms/admin/account"));
+      ).then(() => window.location.assign("/_cms/admin/"));
     },
     add(form) {
       return register(
@@ -145,7 +145,7 @@
       button.addEventListener("click", () => {
         say("Waiting for your passkey…");
         signIn()
-          .then(() => window.location.assign(button.dataset.next || "/_cms/admin/account"))
+          .then(() => window.location.assign(button.dataset.next || "/_cms/admin/"))
           .catch((error) => say(explain(error), true));
       });
     });
