@@ -51,7 +51,9 @@ def page(client, url=LIST, **params) -> str:
 def titles(html: str) -> list[str]:
     """The titles of the table's rows, in order."""
     body = html[html.index("<tbody>") : html.index("</tbody>")] if "<tbody>" in html else ""
-    return re.findall(r'<td><a href="/_cms/admin/content/posts/[0-9A-Z]{26}/">([^<]*)</a></td>', body)
+    return re.findall(
+        r'<td data-label="Title"><a href="/_cms/admin/content/posts/[0-9A-Z]{26}/">([^<]*)</a></td>', body
+    )
 
 
 def rest_item(api, entry_id: str):
@@ -72,7 +74,7 @@ def test_each_row_shows_its_title_badge_byline_and_last_update(as_editor, posts_
     content.entry_schedule(actor=SYSTEM, entry=later, scheduled_at=when)
     html = page(as_editor)
     assert '<table class="responsive">' in html
-    assert f'<td><a href="/_cms/admin/content/posts/{draft.pk}/">A draft</a></td>' in html
+    assert f'<td data-label="Title"><a href="/_cms/admin/content/posts/{draft.pk}/">A draft</a></td>' in html
     assert '<span class="badge draft">draft</span>' in html
     assert '<span class="badge published">published</span>' in html
     assert '<span class="badge changed">published, unpublished changes</span>' in html
@@ -82,7 +84,7 @@ def test_each_row_shows_its_title_badge_byline_and_last_update(as_editor, posts_
     )
     row = html[html.index(f'id="entry-{draft.pk}"') :]
     row = row[: row.index("</tr>")]
-    assert "<td>Ada Lovelace</td>" in row
+    assert '<td data-label="Byline">Ada Lovelace</td>' in row
     stamp = draft.updated_at.astimezone(UTC)
     assert (
         f'<time datetime="{stamp.isoformat()}" title="{stamp:%Y-%m-%d %H:%M} UTC">0\xa0minutes ago</time>'
@@ -106,7 +108,7 @@ def test_the_locale_column_and_filter_appear_when_the_site_has_several_locales(a
         make_entry(posts_collection, {"title": "Chaise"}, locale="fr", translation_of=english.pk)
         html = page(as_editor)
         assert '<th scope="col">Locale</th>' in html
-        assert "<td>fr</td>" in html and "<td>en</td>" in html
+        assert '<td data-label="Locale">fr</td>' in html and '<td data-label="Locale">en</td>' in html
         assert titles(page(as_editor, locale="fr")) == ["Chaise"]
 
 
@@ -184,7 +186,9 @@ def test_search_finds_drafts_for_those_who_may_read_them(posts_collection):
     contributor = signed_in(make_user(Role.CONTRIBUTOR))
     url = "/_cms/admin/content/articles/"
     html = page(contributor, url, q="tomatoes")
-    found = re.findall(r'<td><a href="/_cms/admin/content/articles/[0-9A-Z]{26}/">([^<]*)</a></td>', html)
+    found = re.findall(
+        r'<td data-label="Title"><a href="/_cms/admin/content/articles/[0-9A-Z]{26}/">([^<]*)</a></td>', html
+    )
     assert sorted(found) == ["Garden notes", "Kitchen"]
     assert '<input id="entries-q" type="search" name="q" value="tomatoes">' in html
     # Filters narrow the hits.
