@@ -2,12 +2,19 @@
 
 from django.urls import path
 
-from apps.studio.views import dashboard, entries, media
+from apps.studio.views import dashboard, editor, editor_actions, entries, media
 
 app_name = "studio"
 
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
     path("content/<slug:collection>/", entries.entry_list_page, name="entries"),
+    path("content/<slug:collection>/new", editor.entry_new, name="entry-new"),
+    path("content/<slug:collection>/<str:entry_id>/", editor.entry_edit, name="entry-edit"),
+    path(
+        "content/<slug:collection>/<str:entry_id>/<slug:action>",
+        editor_actions.entry_action,
+        name="entry-action",
+    ),
     path("media/", media.media_library, name="media"),
 ]
