@@ -673,3 +673,14 @@ def test_terms_and_bylines_from_the_side_panel(posts_collection, editor, admin_a
     assert refused.status_code == 400
     assert "No tag &#x27;unheard of&#x27; yet, and you may not add new ones." in refused.content.decode()
     assert rest_entry(admin_api, "posts", own.pk)["item"]["data"]["title"] == "Mine"
+
+
+def test_no_schedule_button_where_the_collection_does_not_schedule(editor):
+    pages = make_collection("pages", supports=["drafts"], fields=[{"slug": "title", "type": "string"}])
+    entry = make_entry(pages, {"title": "About"})
+    assert buttons(editor.get(edit_url("pages", entry.pk)).content.decode()) == {
+        "Save draft",
+        "Publish",
+        "Duplicate",
+        "Move to trash",
+    }
