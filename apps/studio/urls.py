@@ -2,12 +2,25 @@
 
 from django.urls import path
 
-from apps.studio.views import dashboard, entries, media
+from apps.studio.views import dashboard, entries, media, pickers, revisions
 
 app_name = "studio"
+
+ENTRY = "content/<slug:collection>/<str:entry_id>/"
 
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
     path("content/<slug:collection>/", entries.entry_list_page, name="entries"),
+    path(f"{ENTRY}revisions/", revisions.revisions_page, name="entry-revisions"),
+    path(f"{ENTRY}revisions/<str:revision_id>/", revisions.revision_page, name="entry-revision"),
+    path(
+        f"{ENTRY}revisions/<str:revision_id>/restore",
+        revisions.revision_restore_page,
+        name="entry-revision-restore",
+    ),
+    path(f"{ENTRY}compare", revisions.compare_page, name="entry-compare"),
     path("media/", media.media_library, name="media"),
+    path("pick/media", pickers.pick_media, name="pick-media"),
+    path("pick/media/upload", pickers.pick_media_upload, name="pick-media-upload"),
+    path("pick/entries", pickers.pick_entries, name="pick-entries"),
 ]
