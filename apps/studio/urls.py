@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from apps.studio.views import dashboard, entries, media, pickers, revisions
+from apps.studio.views import bulk, dashboard, entries, media, pickers, revisions
 
 app_name = "studio"
 
@@ -11,6 +11,8 @@ ENTRY = "content/<slug:collection>/<str:entry_id>/"
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
     path("content/<slug:collection>/", entries.entry_list_page, name="entries"),
+    path("content/<slug:collection>/trash/", entries.entry_trash_page, name="entries-trash"),
+    path("content/<slug:collection>/bulk", bulk.entries_bulk, name="entries-bulk"),
     path(f"{ENTRY}revisions/", revisions.revisions_page, name="entry-revisions"),
     path(f"{ENTRY}revisions/<str:revision_id>/", revisions.revision_page, name="entry-revision"),
     path(
