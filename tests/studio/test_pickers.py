@@ -133,6 +133,15 @@ def test_upload_over_the_size_limit_is_413(settings):
     response = upload(signed_in(Role.AUTHOR), png_bytes(size=(64, 64)) + b"\0" * 200)
     assert response.status_code == 413
     assert response.json()["error"]["details"] == {"file": "At most 100 bytes."}
+    # A declared length far over the limit is refused before the body is read (the CSRF check would read it).
+    declared = signed_in(Role.EDITOR, enforce_csrf_checks=True).post(
+        UPLOAD, b"--x--\r\n", content_type="multipart/form-data; boundary=x", CONTENT_LENGTH=str(10**9)
+    )
+    assert declared.status_code == 413
+    assert (
+        declared.json()["error"]["message"]
+        == "The upload is 1000000000 bytes; files may have at most 100 bytes."
+    )
 
 
 @pytest.fixture

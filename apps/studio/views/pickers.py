@@ -73,9 +73,11 @@ def pick_media(request):
 @studio_page
 @require_POST
 def pick_media_upload(request):
-    """Multipart ``file`` (with optional ``alt``, ``caption``). The CSRF check runs after the size limit is in place:
-    it reads the form, and reading it must already stop at the limit."""
+    """Multipart ``file`` (with optional ``alt``, ``caption``). A declared length over the limit is refused before
+    anything reads the body, and the CSRF check runs once the limit is in place: it reads the form, and reading it
+    must already stop at the limit."""
     try:
+        refuse_declared_oversize(request, settings.CMS_MAX_UPLOAD_BYTES)
         limit_uploads(request, settings.CMS_MAX_UPLOAD_BYTES)
         return _checked_upload(request)
     except CmsError as exc:
@@ -84,7 +86,6 @@ def pick_media_upload(request):
 
 @csrf_protect
 def _checked_upload(request):
-    refuse_declared_oversize(request, settings.CMS_MAX_UPLOAD_BYTES)
     body = shapes.validate(
         MediaUploadIn,
         {
