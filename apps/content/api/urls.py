@@ -1,6 +1,6 @@
 from django.urls import path
 
-from apps.content.api.views import BylineViewSet, EntryViewSet, RevisionViewSet
+from apps.content.api.views import BylineViewSet, EntryViewSet, MediaUsagesView, RevisionViewSet
 
 ENTRY = "content/<str:collection>/<str:ref>"
 
@@ -31,6 +31,8 @@ urlpatterns = [
     path(f"{ENTRY}/revisions", entry_action("get", "revisions")),
     path("revisions/<str:pk>", RevisionViewSet.as_view({"get": "retrieve"})),
     path("revisions/<str:pk>/restore", RevisionViewSet.as_view({"post": "restore"})),
+    # Content knows the entries, so it answers where a media item is used (media sits below content).
+    path("media/<str:pk>/usages", MediaUsagesView.as_view()),
     path("bylines", BylineViewSet.as_view({"get": "list", "post": "create"})),
     path(
         "bylines/<str:pk>",
