@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from apps.studio.views import dashboard, entries, media
+from apps.studio.views import dashboard, entries, media, portable_text
 
 app_name = "studio"
 
@@ -10,4 +10,9 @@ urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
     path("content/<slug:collection>/", entries.entry_list_page, name="entries"),
     path("media/", media.media_library, name="media"),
+    path(
+        "portable-text-check/<slug:collection>/<str:entry>/<slug:field>/",
+        portable_text.portable_text_check,
+        name="portable-text-check",
+    ),
 ]
