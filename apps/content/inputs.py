@@ -215,7 +215,9 @@ PASTE_MAX_CHARS = 2_000_000
 
 
 class PortableTextFromHtmlIn(Input):
-    html: Text = Field(max_length=PASTE_MAX_CHARS, description="An HTML fragment, e.g. the clipboard's text/html.")
+    html: Text = Field(
+        max_length=PASTE_MAX_CHARS, description="An HTML fragment, e.g. the clipboard's text/html."
+    )
 
 
 # --- bylines (REST only) ---------------------------------------------------------------------------------------------

@@ -15,11 +15,11 @@ from django.test import Client
 
 from apps.accounts.models import Role
 from apps.schema.models import Field
+from tests.conftest import ApiClient
 from tests.factories import make_collection, make_token, make_user
 from tests.importer.conftest import THEME_UNIT_TEST
 from tests.importer.helpers import all_entries
 from tests.testdata import TESTDATA
-from tests.conftest import ApiClient
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -65,25 +65,27 @@ class Studio:
         client = Client()
         client.force_login(user)
         cookie = client.cookies["sessionid"]
-        browser.context.add_cookies(
-            [{"name": "sessionid", "value": cookie.value, "url": browser.base_url}]
-        )
+        browser.context.add_cookies([{"name": "sessionid", "value": cookie.value, "url": browser.base_url}])
         self.page = browser.page
         self.problems: list[str] = []
         # Errors and warnings on the console (CSP violations are reported there), uncaught errors, failed loads
         # (the browser's own favicon request aside: the CMS serves none).
         self.page.on(
             "console",
-            lambda message: message.type in ("error", "warning")
-            and not message.text.startswith("Failed to load resource")
-            and self.problems.append(message.text),
+            lambda message: (
+                message.type in ("error", "warning")
+                and not message.text.startswith("Failed to load resource")
+                and self.problems.append(message.text)
+            ),
         )
         self.page.on("pageerror", lambda error: self.problems.append(str(error)))
         self.page.on(
             "response",
-            lambda response: response.status >= 400
-            and not response.url.endswith("/favicon.ico")
-            and self.problems.append(f"{response.status} {response.url}"),
+            lambda response: (
+                response.status >= 400
+                and not response.url.endswith("/favicon.ico")
+                and self.problems.append(f"{response.status} {response.url}")
+            ),
         )
 
     def open(self, collection: str, entry_id: str, field: str) -> str:
@@ -115,17 +117,32 @@ def rich_collection():
     )
 
 
+def first_difference(before: list, after) -> str:
+    """The first block that differs, both ways, for a failure message that shows what went wrong."""
+    after = after if isinstance(after, list) else [after]
+    for index in range(max(len(before), len(after))):
+        old = before[index] if index < len(before) else None
+        new = after[index] if index < len(after) else None
+        if canonical(old) != canonical(new):
+            return f"block {index}: {canonical(old)[:400]} became {canonical(new)[:400]}"
+    return ""
+
+
 def round_trip(studio, collection: str, entry_id: str, field: str, label: str) -> list[str]:
     """Load, save untouched, compare; the differences found (empty when lossless)."""
-    before = studio.api.get(f"/_cms/api/content/{collection}/{entry_id}").json()["data"]["item"]["data"][field]
+    before = studio.api.get(f"/_cms/api/content/{collection}/{entry_id}").json()["data"]["item"]["data"][
+        field
+    ]
     shown = studio.open(collection, entry_id, field)
     failures = []
     if shown.strip() and canonical(json.loads(shown)) != canonical(before):
-        failures.append(f"{label}: the editor rewrote the value before any edit")
+        failures.append(
+            f"{label}: the editor rewrote the value before any edit; {first_difference(before, json.loads(shown))}"
+        )
     studio.save()
     after = studio.api.get(f"/_cms/api/content/{collection}/{entry_id}").json()["data"]["item"]["data"][field]
     if canonical(after) != canonical(before):
-        failures.append(f"{label}: stored value changed by a save without edits")
+        failures.append(f"{label}: a save without edits changed it; {first_difference(before, after)}")
     return failures
 
 
@@ -133,7 +150,9 @@ def test_every_accepted_fixture_survives_the_editor_unchanged(studio):
     rich_collection()
     accepted = []
     for name, document in fixture_documents():
-        response = studio.api.post("/_cms/api/content/notes", {"data": {"title": name, "body": document}}, format="json")
+        response = studio.api.post(
+            "/_cms/api/content/notes", {"data": {"title": name, "body": document}}, format="json"
+        )
         if response.status_code == 201:
             accepted.append((name, response.json()["data"]["item"]["id"]))
         else:
@@ -165,7 +184,9 @@ def test_the_theme_unit_test_survives_the_editor_unchanged(studio, settings, tmp
 
 def test_typing_bold_link_and_list_give_the_expected_portable_text(studio):
     rich_collection()
-    created = studio.api.post("/_cms/api/content/notes", {"data": {"title": "New", "body": []}}, format="json")
+    created = studio.api.post(
+        "/_cms/api/content/notes", {"data": {"title": "New", "body": []}}, format="json"
+    )
     entry_id = created.json()["data"]["item"]["id"]
     page = studio.page
     studio.open("notes", entry_id, "body")

@@ -25,9 +25,9 @@ from apps.content.models import Entry
 from apps.content.presenters import (
     BylineOut,
     CompareOut,
-    PortableTextOut,
     EntryOut,
     EntryWithRevOut,
+    PortableTextOut,
     RevisionOut,
     RevisionPageOut,
     TranslationsOut,

@@ -59,6 +59,8 @@ function meaning(block) {
   })
 }
 
+const EMPTY = meaning({ style: 'normal', children: [] })
+
 export class Store {
   constructor(value) {
     this.objects = new Map()
@@ -93,7 +95,13 @@ export class Store {
   }
 
   output(editorBlocks) {
-    return (editorBlocks || []).map((block) => (isText(block) ? this.text(block) : this.objectOut(block)))
+    const blocks = editorBlocks || []
+    // The editor always shows one block; an empty one that was not in the document means the document is empty.
+    const [only] = blocks
+    if (blocks.length === 1 && isText(only) && !this.originals.has(only._key) && !only.listItem && meaning(only) === EMPTY) {
+      return []
+    }
+    return blocks.map((block) => (isText(block) ? this.text(block) : this.objectOut(block)))
   }
 
   objectOut(stub) {
