@@ -56,7 +56,9 @@ export function ObjectCard({ block, onEdit }) {
     ? String(block._importError.message || block._importError)
     : block._type === 'image'
       ? [block.mediaId && `Media ${block.mediaId}`, block.alt && `Alt: ${block.alt}`, block.caption].filter(Boolean).join(' · ')
-      : summary(block)
+      : block._type === 'code'
+        ? ''
+        : summary(block)
   return (
     <div className="pt-card" contentEditable={false} data-block-type={block._type}>
       <span className="pt-card-title">{heading}</span>
