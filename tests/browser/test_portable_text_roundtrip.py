@@ -235,3 +235,27 @@ def test_typing_bold_link_and_list_give_the_expected_portable_text(studio):
         ("nested", "bullet", 2),
     ]
     assert studio.problems == []
+
+
+def test_the_entry_editor_page_mounts_the_editor_and_saves_untouched_rich_text_unchanged(studio):
+    rich_collection()
+    document = [
+        {"_type": "block", "_key": "h", "style": "h2", "children": [{"_type": "span", "text": "Kept"}]},
+        {"_type": "table", "_key": "t", "rows": [{"cells": [{"content": []}]}]},
+        {"_type": "break", "_key": "b", "style": "more"},
+    ]
+    created = studio.api.post(
+        "/_cms/api/content/notes", {"data": {"title": "On the editor page", "body": document}}, format="json"
+    )
+    entry_id = created.json()["data"]["item"]["id"]
+    before = created.json()["data"]["item"]["data"]["body"]
+    page = studio.page
+    page.goto(f"/_cms/admin/content/notes/{entry_id}/")
+    page.wait_for_selector(READY, state="attached")
+    assert page.get_by_role("textbox", name="Body").is_visible()
+    assert "Table (kept as it is)" in page.inner_text(".pt-island")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Save draft").click()
+    after = studio.api.get(f"/_cms/api/content/notes/{entry_id}").json()["data"]["item"]["data"]["body"]
+    assert canonical(after) == canonical(before)
+    assert studio.problems == []

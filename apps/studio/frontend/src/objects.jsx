@@ -97,7 +97,7 @@ export function ObjectForm({ form, store, onDone }) {
     const pick = window.cmsStudio?.pickMedia
     if (form.isNew && block._type === 'image' && pick && !picked.current) {
       picked.current = true
-      Promise.resolve(pick()).then((media) => {
+      Promise.resolve(pick({ type: 'image' })).then((media) => {
         if (media?.id) setBlock((current) => ({ ...current, mediaId: media.id, alt: media.alt || current.alt || '' }))
       })
     }
