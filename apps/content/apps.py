@@ -26,6 +26,8 @@ class ContentConfig(AppConfig):
                 "bylines.manage": Rule("content:write", Role.EDITOR),
                 # Where a media item is used: the entries listed include drafts, hence the drafts reader's role.
                 "media.usages": Rule("content:read", Role.CONTRIBUTOR),
+                # Converting pasted HTML to Portable Text writes nothing, but only those who write content paste.
+                "content.convert": Rule("content:write", Role.CONTRIBUTOR),
             }
         )
         events.field_saved.connect(receivers.on_field_saved, dispatch_uid="content.field_saved")

@@ -17,6 +17,7 @@ from apps.content.inputs import (
     EntryUpdateIn,
     MediaUsagesQuery,
     PageQuery,
+    PortableTextFromHtmlIn,
     PublishIn,
     RevisionPageQuery,
     ScheduleIn,
@@ -28,6 +29,7 @@ from apps.content.presenters import (
     EntryOut,
     EntryWithRevOut,
     MediaUsagesOut,
+    PortableTextOut,
     RevisionOut,
     RevisionPageOut,
     TranslationsOut,
@@ -36,6 +38,7 @@ from apps.content.presenters import (
     present_entry_page,
     present_entry_with_rev,
     present_media_usages,
+    present_portable_text,
     present_revision,
     present_revision_page,
     present_translations,
@@ -353,3 +356,18 @@ class MediaUsagesView(CmsAPIView):
             actor=actor_from_request(request), media_id=pk, limit=self.query["limit"]
         )
         return ok(present_media_usages(usages))
+
+
+class PortableTextViewSet(CmsViewSet):
+    @endpoint(
+        "content.convert",
+        body=PortableTextFromHtmlIn,
+        response=PortableTextOut,
+        summary="Convert pasted HTML to Portable Text",
+    )
+    def from_html(self, request):
+        """What the studio's editor inserts when HTML is pasted (a web page, Google Docs, Word): headings, lists,
+        links, bold, italic and the other marks are kept; classes, inline styles and empty paragraphs are dropped;
+        tables, images and markup without a Portable Text equivalent become their own blocks. Nothing is stored."""
+        blocks = services.portable_text_from_html(actor=actor_from_request(request), html=self.body["html"])
+        return ok(present_portable_text(blocks))
