@@ -2,11 +2,23 @@
 
 from django.urls import path
 
-from apps.studio.views import bulk, dashboard, editor, editor_actions, entries, media, pickers, revisions
+from apps.studio.views import (
+    bulk,
+    dashboard,
+    editor,
+    editor_actions,
+    entries,
+    media,
+    pickers,
+    revisions,
+    schema,
+    schema_fields,
+)
 
 app_name = "studio"
 
 ENTRY = "content/<slug:collection>/<str:entry_id>/"
+SCHEMA = "schema/<slug:collection>/"
 
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
@@ -33,4 +45,15 @@ urlpatterns = [
     path("pick/media", pickers.pick_media, name="pick-media"),
     path("pick/media/upload", pickers.pick_media_upload, name="pick-media-upload"),
     path("pick/entries", pickers.pick_entries, name="pick-entries"),
+    # The schema builder. "new" and the downloads have no trailing slash, so a collection named "new" stays reachable.
+    path("schema/", schema.schema_home, name="schema"),
+    path("schema/new", schema.collection_new, name="schema-collection-new"),
+    path("schema/export.<str:format>", schema.schema_download, name="schema-download"),
+    path(SCHEMA, schema_fields.collection_page, name="schema-collection"),
+    path(f"{SCHEMA}edit", schema.collection_edit, name="schema-collection-edit"),
+    path(f"{SCHEMA}delete", schema.collection_delete, name="schema-collection-delete"),
+    path(f"{SCHEMA}reorder", schema_fields.fields_reorder, name="schema-fields-reorder"),
+    path(f"{SCHEMA}fields/new", schema_fields.field_new, name="schema-field-new"),
+    path(f"{SCHEMA}fields/<slug:field>/", schema_fields.field_edit, name="schema-field"),
+    path(f"{SCHEMA}fields/<slug:field>/remove", schema_fields.field_remove, name="schema-field-remove"),
 ]
