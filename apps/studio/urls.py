@@ -10,6 +10,7 @@ from apps.studio.views import (
     entries,
     media,
     pickers,
+    portable_text,
     revisions,
     schema,
     schema_fields,
@@ -45,6 +46,11 @@ urlpatterns = [
     path("pick/media", pickers.pick_media, name="pick-media"),
     path("pick/media/upload", pickers.pick_media_upload, name="pick-media-upload"),
     path("pick/entries", pickers.pick_entries, name="pick-entries"),
+    path(
+        "portable-text-check/<slug:collection>/<str:entry>/<slug:field>/",
+        portable_text.portable_text_check,
+        name="portable-text-check",
+    ),
     # The schema builder. "new" and the downloads have no trailing slash, so a collection named "new" stays reachable.
     path("schema/", schema.schema_home, name="schema"),
     path("schema/new", schema.collection_new, name="schema-collection-new"),
