@@ -32,8 +32,7 @@ def watch_errors(page) -> list[str]:
     problems: list[str] = []
 
     def console(message) -> None:
-        # The site has no favicon (yet); the browser's own request for it is not this page's doing.
-        if message.type == "error" and not message.location.get("url", "").endswith("/favicon.ico"):
+        if message.type == "error":
             problems.append(f"{message.text} {message.location}")
 
     page.on("console", console)
