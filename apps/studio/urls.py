@@ -12,11 +12,14 @@ from apps.studio.views import (
     pickers,
     portable_text,
     revisions,
+    schema,
+    schema_fields,
 )
 
 app_name = "studio"
 
 ENTRY = "content/<slug:collection>/<str:entry_id>/"
+SCHEMA = "schema/<slug:collection>/"
 
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
@@ -51,4 +54,15 @@ urlpatterns = [
         portable_text.portable_text_check,
         name="portable-text-check",
     ),
+    # The schema builder. "new" and the downloads have no trailing slash, so a collection named "new" stays reachable.
+    path("schema/", schema.schema_home, name="schema"),
+    path("schema/new", schema.collection_new, name="schema-collection-new"),
+    path("schema/export.<str:format>", schema.schema_download, name="schema-download"),
+    path(SCHEMA, schema_fields.collection_page, name="schema-collection"),
+    path(f"{SCHEMA}edit", schema.collection_edit, name="schema-collection-edit"),
+    path(f"{SCHEMA}delete", schema.collection_delete, name="schema-collection-delete"),
+    path(f"{SCHEMA}reorder", schema_fields.fields_reorder, name="schema-fields-reorder"),
+    path(f"{SCHEMA}fields/new", schema_fields.field_new, name="schema-field-new"),
+    path(f"{SCHEMA}fields/<slug:field>/", schema_fields.field_edit, name="schema-field"),
+    path(f"{SCHEMA}fields/<slug:field>/remove", schema_fields.field_remove, name="schema-field-remove"),
 ]

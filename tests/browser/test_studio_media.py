@@ -46,12 +46,7 @@ def sign_in(browser, base_url: str):
 def watch_console(page) -> list[str]:
     problems: list[str] = []
 
-    def console(message) -> None:
-        # The browser asks for /favicon.ico on its own; the site has none.
-        if message.type == "error" and "favicon.ico" not in (message.location or {}).get("url", ""):
-            problems.append(message.text)
-
-    page.on("console", console)
+    page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
     page.on("pageerror", lambda error: problems.append(str(error)))
     return problems
 
