@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -99,3 +100,18 @@ def test_the_dashboard_lists_my_drafts_recent_edits_and_what_is_scheduled_next(p
     scheduled = html[html.index('id="scheduled"') :]
     assert scheduled.index("Sooner") < scheduled.index("Later")
     assert "My draft" not in scheduled
+
+
+def test_the_studio_is_a_face_no_domain_app_imports():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "apps"
+    importers = sorted(
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        if "studio" not in path.relative_to(root).parts[:1]
+        and re.search(
+            r"^\s*(from apps\.studio|import apps\.studio|from apps import studio)", path.read_text(), re.M
+        )
+    )
+    assert importers == []
