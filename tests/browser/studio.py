@@ -3,8 +3,8 @@
 ``check_page(page, name)`` runs axe-core in the page and fails on any serious or critical violation, fails when the
 page logged a console error, threw, or broke its Content-Security-Policy, and saves full-page screenshots to
 ``var/screenshots/<name>.png`` (1280 px wide, and 390 px with ``mobile=True``). With ``CMS_SCREENSHOTS=<dir>``
-(``make screenshots``) the pages chosen with ``doc=True`` are also written there, at a fixed viewport size so the
-committed pictures do not change shape from run to run.
+(``make screenshots``) the pages given a ``doc`` name are also written there as ``<doc>.png``, at a fixed viewport
+size so the committed pictures do not change shape from run to run.
 
 axe-core is the exact version pinned in tests/typescript/package.json (installed by ``npm ci`` in ``make test``),
 read from disk and evaluated through the DevTools protocol, which the page's CSP does not govern: the page keeps its
@@ -110,7 +110,7 @@ def axe_violations(page) -> list[str]:
     return report
 
 
-def _shoot(page, name: str, size: dict, doc: bool) -> None:
+def _shoot(page, name: str, size: dict, doc: str | None) -> None:
     page.set_viewport_size(size)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
@@ -119,7 +119,7 @@ def _shoot(page, name: str, size: dict, doc: bool) -> None:
         # The viewport alone (not the full page): the same size every run, small enough to commit.
         directory = ROOT / target
         directory.mkdir(parents=True, exist_ok=True)
-        _save_small(page.screenshot(full_page=False), directory / f"{name}.png")
+        _save_small(page.screenshot(full_page=False), directory / f"{doc}.png")
 
 
 def _save_small(png: bytes, path: Path) -> None:
@@ -130,7 +130,9 @@ def _save_small(png: bytes, path: Path) -> None:
     image.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
 
 
-def check_page(page, name: str, *, watch: Watch, mobile: bool = False, doc: bool = False, allow=()) -> None:
+def check_page(
+    page, name: str, *, watch: Watch, mobile: bool = False, doc: str | None = None, allow=()
+) -> None:
     """Fail on the page's accessibility violations (serious, critical) and on anything it logged, threw or had
     blocked by its CSP since the last check; save its screenshots. ``allow`` lists regular expressions of logged
     problems that the page is expected to produce (a 403 page's own status, say)."""
@@ -138,7 +140,7 @@ def check_page(page, name: str, *, watch: Watch, mobile: bool = False, doc: bool
     problems = []
     sizes = [("", DESKTOP)] + ([("-mobile", MOBILE)] if mobile else [])
     for suffix, size in sizes:
-        _shoot(page, f"{name}{suffix}", size, doc)
+        _shoot(page, f"{name}{suffix}", size, f"{doc}{suffix}" if doc else None)
         problems += [f"axe at {size['width']} px: {text}" for text in axe_violations(page)]
     page.set_viewport_size(DESKTOP)
     problems += watch.take(allow)
