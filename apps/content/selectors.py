@@ -8,13 +8,15 @@ read check (the write checks its own permission), and ``entry_as_written`` is th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import orjson
 from django.conf import settings
-from django.db.models import Q, QuerySet, TextField
+from django.db.models import BooleanField, Case, Q, QuerySet, TextField, Value, When
 from django.db.models.functions import Cast
+from django.db.models.lookups import Exact
 
 from apps.accounts.permissions import Actor, authorize, can
 from apps.content.models import Byline, Entry, EntryByline, Revision, Status
@@ -92,22 +94,57 @@ class EntryRow:
     published_at: datetime | None
     scheduled_at: datetime | None
     deleted_at: datetime | None
-    data_raw: str | None
-    live_raw: str | None
+    data_raw: str | None = None
+    live_raw: str | None = None
     sort_value: object = None
     credit_list: list = field(default_factory=list)
+    # Rows read with a projection (``project=``): the named data keys instead of the data, and whether the working
+    # copy differs from the published version (what an answer's ``liveData`` says).
+    projected: dict | None = None
+    has_changes: bool | None = None
 
     @property
     def pk(self) -> str:
         return self.id
 
 
-ROW_FIELDS = tuple(name for name in EntryRow.__slots__ if name not in ("sort_value", "credit_list"))
+ROW_FIELDS = tuple(
+    name
+    for name in EntryRow.__slots__
+    if name not in ("sort_value", "credit_list", "projected", "has_changes", "data_raw", "live_raw")
+)
+# The comparison ``present_entry`` makes between the stored texts, made by the database, so that the data itself need
+# not be read.
+HAS_CHANGES = Case(
+    When(live_data__isnull=True, then=Value(False)),
+    When(Exact(Cast("data", TextField()), Cast("live_data", TextField())), then=Value(False)),
+    default=Value(True),
+    output_field=BooleanField(),
+)
 
 
-def _rows(queryset: QuerySet, *, sorted_by_value: bool) -> QuerySet:
+def _rows(
+    queryset: QuerySet, *, sorted_by_value: bool, project: Sequence[str] | None = None, drafts: bool = True
+) -> QuerySet:
+    """Rows as ``.values()``: the data as stored text, or with ``project`` only the named keys of the data (the
+    working copy for readers with drafts access, else the published version) and ``has_changes``."""
     names = (*ROW_FIELDS, "sort_value") if sorted_by_value else ROW_FIELDS
-    return queryset.annotate(**RAW_JSON).values(*names)
+    if project is None:
+        return queryset.annotate(**RAW_JSON).values(*names, "data_raw", "live_raw")
+    column = "data" if drafts else "live_data"
+    keys = {f"projected_{index}": JsonKey(column, key) for index, key in enumerate(project)}
+    return queryset.annotate(**keys, has_changes=HAS_CHANGES).values(*names, *keys, "has_changes")
+
+
+def _row_builder(project: Sequence[str] | None):
+    if project is None:
+        return lambda values: EntryRow(**values)
+
+    def build(values: dict) -> EntryRow:
+        projected = {key: values.pop(f"projected_{index}") for index, key in enumerate(project)}
+        return EntryRow(**values, projected=projected)
+
+    return build
 
 
 def attach_credits(entries: list) -> list:
@@ -155,11 +192,15 @@ def entry_list(
     order_by: str = "createdAt",
     order: str = "desc",
     locale: str | None = None,
+    byline_id: str | None = None,
     cursor: str | None = None,
     limit: int = 50,
+    project: Sequence[str] | None = None,
 ) -> Entries:
     """One page of the collection's live (not trashed) entries. ``collection`` must have its fields loaded. ``where``
-    narrows the entries further (higher apps' filters, such as terms, built by their selectors)."""
+    narrows the entries further (higher apps' filters, such as terms, built by their selectors); ``byline_id`` keeps
+    the entries that credit that byline. ``project`` names the data keys to read instead of the whole data (see
+    ``EntryRow.projected``): for lists that show a title, not the entries."""
     authorize(actor, "content.read")
     drafts = can_read_drafts(actor)
     entries = Entry.objects.filter(collection=collection, deleted_at__isnull=True)
@@ -176,18 +217,20 @@ def entry_list(
         entries = entries.filter(status=status)
     if locale:
         entries = entries.filter(locale=locale)
+    if byline_id:
+        entries = entries.filter(pk__in=EntryByline.objects.filter(byline_id=byline_id).values("entry_id"))
     keys, annotation = _order_keys(collection, order_by, order == "desc", drafts)
     if annotation:
         entries = entries.annotate(**annotation)
     page = keyset_page(
-        _rows(entries, sorted_by_value=bool(annotation)),
+        _rows(entries, sorted_by_value=bool(annotation), project=project, drafts=drafts),
         keys=keys,
         cursor=cursor,
         limit=limit,
         # The ordering's name is part of the scope a cursor is bound to, so a cursor of one field's ordering is
         # refused by another's instead of being compared with the wrong values.
         scope=f"entries:{collection.pk}:{int(drafts)}:{ORDER_ALIASES.get(order_by, order_by)}",
-        row=lambda values: EntryRow(**values),
+        row=_row_builder(project),
     )
     attach_credits(page.items)
     return Entries(collection, page.items, drafts, page.next_cursor)
@@ -307,12 +350,19 @@ def translations_read(*, actor: Actor | None, collection: Collection, ref: str) 
 
 
 def trash_list(
-    *, actor: Actor | None, collection: Collection, cursor: str | None = None, limit: int = 50
+    *,
+    actor: Actor | None,
+    collection: Collection,
+    cursor: str | None = None,
+    limit: int = 50,
+    project: Sequence[str] | None = None,
 ) -> Entries:
-    """One page of the collection's trash, the most recently deleted first."""
+    """One page of the collection's trash, the most recently deleted first (``project`` as in ``entry_list``)."""
     authorize(actor, "content.read_drafts")
     entries = _rows(
-        Entry.objects.filter(collection=collection, deleted_at__isnull=False), sorted_by_value=False
+        Entry.objects.filter(collection=collection, deleted_at__isnull=False),
+        sorted_by_value=False,
+        project=project,
     )
     keys = [SortKey("deleted_at", descending=True, kind="datetime"), SortKey("id", descending=True)]
     page = keyset_page(
@@ -321,10 +371,25 @@ def trash_list(
         cursor=cursor,
         limit=limit,
         scope=f"trash:{collection.pk}",
-        row=lambda v: EntryRow(**v),
+        row=_row_builder(project),
     )
     attach_credits(page.items)
     return Entries(collection, page.items, drafts=True, next_cursor=page.next_cursor)
+
+
+def entries_chosen(
+    *, actor: Actor | None, collection: Collection, ids: Sequence[str], project: Sequence[str] | None = None
+) -> Entries:
+    """The entries of ``collection`` among ``ids``, live or in the trash, in the order of ``ids`` (unknown ids left
+    out): what someone picked for a bulk action, to show before and after it."""
+    authorize(actor, "content.read_drafts")
+    wanted = [ref.upper() for ref in dict.fromkeys(ids) if isinstance(ref, str) and is_ulid(ref)]
+    rows = _rows(
+        Entry.objects.filter(collection=collection, pk__in=wanted), sorted_by_value=False, project=project
+    )
+    found = {row.id: row for row in map(_row_builder(project), rows)}
+    items = attach_credits([found[pk] for pk in wanted if pk in found])
+    return Entries(collection, items, drafts=True)
 
 
 def entry_translations(*, entry: Entry) -> list[Entry]:

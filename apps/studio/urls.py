@@ -2,12 +2,14 @@
 
 from django.urls import path
 
-from apps.studio.views import dashboard, entries, media
+from apps.studio.views import bulk, dashboard, entries, media
 
 app_name = "studio"
 
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
     path("content/<slug:collection>/", entries.entry_list_page, name="entries"),
+    path("content/<slug:collection>/trash/", entries.entry_trash_page, name="entries-trash"),
+    path("content/<slug:collection>/bulk", bulk.entries_bulk, name="entries-bulk"),
     path("media/", media.media_library, name="media"),
 ]

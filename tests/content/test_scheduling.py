@@ -5,7 +5,6 @@ entry exactly once. Real commits (``transactional_db``): the worker runs each pu
 from __future__ import annotations
 
 import threading
-import time
 from datetime import timedelta
 from io import StringIO
 
@@ -16,6 +15,7 @@ from django.db import connection, connections
 
 from apps.accounts.models import Role
 from apps.content.models import Entry, Revision
+from apps.content.services import lifecycle
 from apps.core.timefmt import iso, now
 from tests.conftest import ApiClient
 from tests.content.conftest import POSTS, entry_url
@@ -48,14 +48,26 @@ def schedule(api, entry, when) -> dict:
     return response.json()["data"]["item"]
 
 
-def soon(seconds: int = 2):
-    """A moment a little ahead, in whole seconds (the wire format keeps milliseconds)."""
-    return now().replace(microsecond=0) + timedelta(seconds=seconds + 1)
+def soon():
+    """A moment an hour ahead, in whole seconds (the wire format keeps milliseconds): far enough that no slow
+    machine reaches it before the test moves the publisher's clock there."""
+    return now().replace(microsecond=0) + timedelta(hours=1)
+
+
+_offset = [timedelta(0)]
+
+
+@pytest.fixture(autouse=True)
+def _publisher_clock(monkeypatch):
+    """The clock the lifecycle services read (scheduling, publishing due entries) runs ``_offset`` ahead of the real
+    one, so a test moves time forward instead of sleeping until a schedule comes due."""
+    _offset[0] = timedelta(0)
+    monkeypatch.setattr(lifecycle, "now", lambda: now() + _offset[0])
 
 
 def sleep_until(moment) -> None:
-    while now() <= moment:
-        time.sleep(max(0.05, (moment - now()).total_seconds() + 0.05))
+    """Move the publisher's clock just past ``moment``."""
+    _offset[0] = max(_offset[0], moment - now() + timedelta(milliseconds=1))
 
 
 def publish_revisions(entry) -> int:
