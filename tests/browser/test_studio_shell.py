@@ -85,8 +85,8 @@ def test_every_writing_role_gets_the_shell_and_its_pages(studio_browser, site, r
     nav.get_by_role("link", name="Posts", exact=True).click()
     page.wait_for_url("**/_cms/admin/content/posts/")
     assert page.get_by_role("heading", name="Posts", level=1).is_visible()
-    assert page.get_by_role("cell", name="Spring opening hours").is_visible()
-    assert page.get_by_role("cell", name="Welcome to the new site").is_visible()
+    assert page.get_by_role("cell", name="Spring opening hours", exact=True).is_visible()
+    assert page.get_by_role("cell", name="Welcome to the new site", exact=True).is_visible()
     assert nav.get_by_role("link", name="Posts", exact=True).get_attribute("aria-current") == "page"
     me.check(f"entries-{label}", mobile=mobile, doc=doc("entries"))
 

@@ -249,7 +249,7 @@ def test_an_admin_deletes_for_good_after_confirming(posts_collection, admin_api,
     content.entry_trash(actor=SYSTEM, entry=entry)
     admin = signed_in(admin_user)
     html = page(admin, TRASH)
-    assert f'<button type="submit" form="delete-{entry.pk}" aria-label="Delete Old permanently">' in html
+    assert f'<button type="submit" form="delete-{entry.pk}" aria-label="Delete permanently: Old">' in html
     confirm = admin.post(BULK, {"action": "delete", "ids": [entry.pk], "next": TRASH})
     assert confirm.status_code == 200
     body = confirm.content.decode()
