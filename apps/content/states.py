@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
+from apps.accounts.permissions import Actor, can
 from apps.content.errors import InvalidTransition
 from apps.content.models import Entry, Status
 
@@ -29,19 +30,29 @@ class Transition:
     # Needs a published version (live_data) to exist.
     needs_live: bool = False
     refusal: str = ""
+    # A feature the entry's collection must support (``Collection.supports``); the service refuses it otherwise.
+    feature: str | None = None
+    # The operation of the permission table that guards the action (checked with the entry's author as owner).
+    operation: str = "content.update"
+    # Acting on someone else's entry is the same as on one's own (a duplicate belongs to whoever makes it).
+    owned: bool = True
 
 
 TRANSITIONS: dict[str, Transition] = {
     "update": Transition(ANY, None),
-    "publish": Transition(ANY, Status.PUBLISHED),
+    "publish": Transition(ANY, Status.PUBLISHED, operation="content.publish"),
     "unpublish": Transition(
-        frozenset({Status.PUBLISHED}), Status.DRAFT, refusal="Only a published entry can be unpublished."
+        frozenset({Status.PUBLISHED}),
+        Status.DRAFT,
+        refusal="Only a published entry can be unpublished.",
+        operation="content.publish",
     ),
-    "schedule": Transition(ANY, Status.SCHEDULED),
+    "schedule": Transition(ANY, Status.SCHEDULED, feature="scheduling", operation="content.publish"),
     "unschedule": Transition(
         frozenset({Status.SCHEDULED}),
         Status.DRAFT,
         refusal="The entry is not scheduled; there is nothing to cancel.",
+        operation="content.publish",
     ),
     "discard_draft": Transition(
         ANY,
@@ -49,15 +60,22 @@ TRANSITIONS: dict[str, Transition] = {
         needs_live=True,
         refusal="The entry was never published, so there is no published version to go back to.",
     ),
-    "trash": Transition(ANY, None),
-    "restore": Transition(ANY, None, in_trash="required", refusal="The entry is not in the trash."),
+    "trash": Transition(ANY, None, operation="content.delete"),
+    "restore": Transition(
+        ANY,
+        None,
+        in_trash="required",
+        refusal="The entry is not in the trash.",
+        operation="content.delete",
+    ),
     "delete_permanent": Transition(
         ANY,
         None,
         in_trash="required",
         refusal="Only entries in the trash can be deleted permanently; trash it first.",
+        operation="content.delete_permanent",
     ),
-    "duplicate": Transition(ANY, Status.DRAFT, in_trash="either"),
+    "duplicate": Transition(ANY, Status.DRAFT, in_trash="either", operation="content.create", owned=False),
     "restore_revision": Transition(ANY, None),
 }
 
@@ -93,3 +111,22 @@ def permits(action: str) -> Q:
     if transition.needs_live:
         allowed &= Q(live_data__isnull=False)
     return allowed
+
+
+def allowed_actions(entry: Entry, actor: Actor | None) -> frozenset[str]:
+    """The actions ``actor`` may take on ``entry`` now: what the state table allows in the entry's state, on a
+    collection with the feature the action needs, and what the permission table lets this actor do to this entry
+    (its own or someone else's). For faces that offer only what will work (the studio's buttons); the services still
+    check each action when it is taken."""
+    allowed = set()
+    for action, transition in TRANSITIONS.items():
+        try:
+            check(action, entry)
+        except InvalidTransition:
+            continue
+        if transition.feature and not entry.collection.supports_feature(transition.feature):
+            continue
+        owner = entry.author_id if transition.owned else None
+        if can(actor, transition.operation, owner_id=owner):
+            allowed.add(action)
+    return frozenset(allowed)

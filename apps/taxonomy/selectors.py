@@ -17,6 +17,7 @@ from django.db.models import Prefetch, Q
 from apps.accounts.permissions import Actor, authorize
 from apps.core.errors import NotFound, ValidationError
 from apps.core.pagination import Page, SortKey, keyset_page
+from apps.core.slugs import slugify
 from apps.schema.models import Collection
 from apps.schema.selectors import schema_cached
 from apps.taxonomy.models import EntryTerm, Taxonomy, Term
@@ -186,3 +187,39 @@ def _with_descendants(taxonomy_id: str, slugs: list[str]) -> list[str]:
             result.add(term_id)
             stack.extend(children.get(term_id, []))
     return list(result)
+
+
+def taxonomy_terms(*, actor: Actor | None, taxonomy: str) -> list[Term]:
+    """Every term of the taxonomy named ``taxonomy`` in one read, by label: for pickers that show them all at once (a
+    hierarchical taxonomy's tree of checkboxes). Pages of them are ``term_list``'s."""
+    authorize(actor, "taxonomies.read")
+    target = taxonomy_get(name=taxonomy)
+    return list(Term.objects.filter(taxonomy=target).order_by("label", "slug", "id"))
+
+
+def entry_term_refs(*, entry_id: str, collection: Collection) -> dict[str, list[TermRefOut]]:
+    """The terms of one entry the caller has read, by taxonomy name (every taxonomy attached to its collection, empty
+    lists included)."""
+    return (terms_for_entries(collection=collection, entry_ids=[entry_id]) or {}).get(entry_id, {})
+
+
+def terms_named(*, actor: Actor | None, taxonomy: str, names: list[str]) -> dict[str, Term]:
+    """The terms of ``taxonomy`` that ``names`` (labels or slugs, as people type tags) name, by the name given: a term
+    whose label matches (case aside) or whose slug is the name's slug. Names that match nothing are absent."""
+    authorize(actor, "taxonomies.read")
+    target = taxonomy_get(name=taxonomy)
+    wanted = {name: slugify(name) for name in names if name.strip()}
+    if not wanted:
+        return {}
+    matches = Q(slug__in=[slug for slug in wanted.values() if slug])
+    for name in wanted:
+        matches |= Q(label__iexact=name.strip())
+    candidates = list(Term.objects.filter(taxonomy=target).filter(matches).order_by("slug"))
+    by_label = {term.label.lower(): term for term in reversed(candidates)}
+    by_slug = {term.slug: term for term in candidates}
+    found = {}
+    for name, slug in wanted.items():
+        term = by_label.get(name.strip().lower()) or by_slug.get(slug)
+        if term is not None:
+            found[name] = term
+    return found

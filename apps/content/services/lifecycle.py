@@ -92,8 +92,8 @@ def entry_schedule(
     public, as a scheduled post in WordPress."""
     entry = lock(entry, collection)
     authorize(actor, "content.publish", owner_id=entry.author_id)
-    states.check("schedule", entry)
-    if not entry.collection.supports_feature("scheduling"):
+    feature = states.check("schedule", entry).feature
+    if feature and not entry.collection.supports_feature(feature):
         raise ValidationError(
             f"The collection '{entry.collection.slug}' does not support scheduling; add 'scheduling' to its supports.",
             details={"scheduledAt": "Scheduling is not enabled for this collection."},
