@@ -3,11 +3,17 @@ the studio is what the API serves, and what the studio offers each role is what 
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
+
 import pytest
 import requests
+from django.utils import timezone
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import Actor, can
+from apps.content.services import publish_due
+from apps.taxonomy import services as taxonomy_services
 from tests.factories import make_collection, make_entry, make_token, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -175,3 +181,180 @@ def test_each_role_is_offered_exactly_what_the_permission_table_allows(studio_br
         actor, "content.delete_permanent"
     )
     me.check(f"trash-{Role(role).label}")
+
+
+# --- the entry editor -------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def taxonomies(posts):
+    system = Actor.system()
+    categories = taxonomy_services.taxonomy_create(
+        actor=system, name="category", label="Categories", hierarchical=True, collections=["posts"]
+    )
+    taxonomy_services.taxonomy_create(actor=system, name="tag", label="Tags", collections=["posts"])
+    news = taxonomy_services.term_create(actor=system, taxonomy=categories, label="News")
+    taxonomy_services.term_create(actor=system, taxonomy=categories, label="Harbour", parent_id=news.pk)
+    taxonomy_services.term_create(actor=system, taxonomy=categories, label="Events")
+    return categories
+
+
+def save(page, button: str, message: str) -> None:
+    """Press a lifecycle button and wait for the editor page to come back saying ``message``."""
+    page.get_by_role("complementary", name="Entry settings").get_by_role(
+        "button", name=button, exact=True
+    ).click()
+    page.get_by_role("status").get_by_text(message, exact=True).wait_for()
+
+
+def entry_id_of(page) -> str:
+    return re.search(r"/content/posts/([0-9A-Z]{26})/", page.url).group(1)
+
+
+def test_an_editor_writes_publishes_edits_and_publishes_the_changes(studio_browser, taxonomies, rest):
+    me = studio_browser(Role.EDITOR)
+    page = me.page
+    page.goto(POSTS)
+    page.get_by_role("link", name="New post").click()
+    page.wait_for_url("**/content/posts/new")
+    assert page.get_by_role("heading", name="New post").is_visible()
+    page.get_by_role("textbox", name="Title").fill("Harbour festival")
+    page.get_by_role("textbox", name="Body").fill("Boats, music and food on the quay.")
+    settings = page.get_by_role("complementary", name="Entry settings")
+    categories = settings.get_by_role("group", name="Categories")
+    categories.get_by_role("checkbox", name="Harbour").check()
+    categories.get_by_role("checkbox", name="Events").check()
+    settings.get_by_role("textbox", name="Tags").fill("summer, quayside")
+    me.check("editor-new", mobile=True, doc="editor-new")
+    save(page, "Save draft", "Draft saved.")
+    entry_id = entry_id_of(page)
+    saved = rest["admin"].entry(entry_id)
+    assert (saved["status"], saved["slug"], saved["data"]["title"]) == (
+        "draft",
+        "harbour-festival",
+        "Harbour festival",
+    )
+    assert sorted(term["label"] for term in saved["terms"]["category"]) == ["Events", "Harbour"]
+    assert [term["label"] for term in saved["terms"]["tag"]] == ["summer", "quayside"]  # "quayside" is new
+    assert rest["public"].get(f"/content/posts/{entry_id}").status_code == 404
+    me.check("editor-draft")
+
+    save(page, "Publish", "Published.")
+    live = rest["public"].get(f"/content/posts/{entry_id}").json()["data"]["item"]
+    assert (live["status"], live["data"]["title"]) == ("published", "Harbour festival")
+
+    # Editing a published entry: saved as a draft, the public still reads the live version, the editor says so.
+    page.get_by_role("textbox", name="Title").fill("Harbour festival 2025")
+    page.get_by_role("textbox", name="Body").fill("Boats, music, food and fireworks on the quay.")
+    save(page, "Save draft", "Saved.")
+    notice = page.get_by_text("This entry is published and has unpublished changes")
+    assert notice.is_visible()
+    assert page.get_by_text("Published, with unpublished changes", exact=True).is_visible()
+    live = rest["public"].get(f"/content/posts/{entry_id}").json()["data"]["item"]
+    assert live["data"]["title"] == "Harbour festival"
+    assert rest["admin"].entry(entry_id)["data"]["title"] == "Harbour festival 2025"
+    assert page.get_by_role("link", name="Compare").get_attribute("href").endswith(f"/{entry_id}/compare")
+    me.check("editor-changed", doc="editor-changed")
+
+    save(page, "Publish changes", "Published.")
+    live = rest["public"].get(f"/content/posts/{entry_id}").json()["data"]["item"]
+    assert live["data"] == {
+        "title": "Harbour festival 2025",
+        "body": "Boats, music, food and fireworks on the quay.",
+    }
+    assert page.get_by_text("This entry is published and has unpublished changes").count() == 0
+
+
+def test_a_scheduled_post_is_published_by_the_worker(studio_browser, posts, rest):
+    me = studio_browser(Role.AUTHOR)
+    page = me.page
+    page.goto(f"{POSTS}new")
+    page.get_by_role("textbox", name="Title").fill("Opening night")
+    save(page, "Save draft", "Draft saved.")
+    entry_id = entry_id_of(page)
+    when = timezone.now() + timedelta(days=2)
+    page.get_by_label("Publish at").fill(when.strftime("%Y-%m-%dT%H:%M"))
+    save(page, "Schedule", "Scheduled.")
+    assert page.get_by_role("button", name="Unschedule").is_visible()
+    me.check("editor-scheduled")
+    scheduled = rest["admin"].entry(entry_id)
+    assert scheduled["status"] == "scheduled"
+    assert rest["public"].get(f"/content/posts/{entry_id}").status_code == 404
+
+    # What the worker runs each pass (apps.core worker, manage.py publish_scheduled), on the clock of that day.
+    assert publish_due(at=timezone.now()) == []
+    published = publish_due(at=when + timedelta(minutes=1))
+    assert [entry.pk for entry in published] == [entry_id]
+    live = rest["public"].get(f"/content/posts/{entry_id}").json()["data"]["item"]
+    assert (live["status"], live["data"]["title"]) == ("published", "Opening night")
+    page.reload()
+    assert (
+        page.get_by_role("complementary", name="Entry settings")
+        .get_by_text("Published", exact=True)
+        .is_visible()
+    )
+
+
+def test_a_save_in_between_gives_the_conflict_dialog_and_overwrites_nothing(studio_browser, posts, rest):
+    editor = make_user(Role.EDITOR, name="Erin Editor")
+    entry = make_entry(posts, {"title": "Shared story", "body": "First words."})
+    first = studio_browser(user=editor)
+    second = studio_browser(Role.EDITOR)  # a colleague, in another browser
+    first.page.goto(f"{POSTS}{entry.pk}/")
+    second.page.goto(f"{POSTS}{entry.pk}/")
+
+    second.page.get_by_role("textbox", name="Body").fill("The colleague's words.")
+    save(second.page, "Save draft", "Saved.")
+
+    page = first.page
+    page.get_by_role("textbox", name="Body").fill("My own careful words.")
+    page.get_by_role("complementary", name="Entry settings").get_by_role("button", name="Save draft").click()
+    conflict = page.get_by_role("region", name="Someone else saved this entry while you were editing")
+    conflict.wait_for()
+    assert conflict.get_by_text(second.user.name).is_visible()
+    assert conflict.get_by_role("listitem").filter(has_text="Body").is_visible()
+    assert page.get_by_role("textbox", name="Body").input_value() == "My own careful words."
+    first.check("editor-conflict", doc="editor-conflict", allow=(r"status of 409 \(Conflict\)",))
+    assert rest["admin"].entry(entry.pk)["data"]["body"] == "The colleague's words."
+
+    # Reloading shows the colleague's version, with mine kept aside to copy from; still nothing overwritten.
+    conflict.get_by_role("link", name="Reload the latest version").click()
+    assert page.locator("#f-body").input_value() == "The colleague's words."
+    assert page.get_by_text("Your version from before you reloaded").is_visible()
+    assert page.locator("textarea[readonly]").filter(has_text="My own careful words.").is_visible()
+    first.check("editor-reloaded")
+    assert rest["admin"].entry(entry.pk)["data"]["body"] == "The colleague's words."
+
+
+def test_trash_and_restore_from_the_editor(studio_browser, posts, rest):
+    me = studio_browser(Role.AUTHOR)
+    entry = make_entry(posts, {"title": "Short-lived"}, author=me.user)
+    page = me.page
+    page.goto(f"{POSTS}{entry.pk}/")
+    save(page, "Move to trash", "Moved to the trash.")
+    assert page.get_by_text("This entry is in the trash: restore it to edit it.").is_visible()
+    assert [item["id"] for item in rest["admin"].items("/content/posts/trash")] == [entry.pk]
+    me.check("editor-trashed")
+    save(page, "Restore", "Restored from the trash.")
+    assert rest["admin"].items("/content/posts/trash") == []
+    assert rest["admin"].entry(entry.pk)["data"]["title"] == "Short-lived"
+
+
+def test_a_contributor_writes_but_cannot_publish_in_the_editor(studio_browser, posts, rest):
+    me = studio_browser(Role.CONTRIBUTOR)
+    page = me.page
+    page.goto(f"{POSTS}new")
+    settings = page.get_by_role("complementary", name="Entry settings")
+    assert settings.get_by_role("button", name="Publish").count() == 0
+    page.get_by_role("textbox", name="Title").fill("Reader letter")
+    save(page, "Save draft", "Draft saved.")
+    entry_id = entry_id_of(page)
+    offered = [text.strip() for text in settings.get_by_role("button").all_inner_texts()]
+    assert "Save draft" in offered and not {"Publish", "Schedule"} & set(offered), offered
+    me.check("editor-contributor")
+    # The forged publish (the editor's own action route) is refused by the service.
+    token = page.locator("#entry-form input[name=csrfmiddlewaretoken]").input_value()
+    answer = page.request.post(f"{POSTS}{entry_id}/publish", form={"csrfmiddlewaretoken": token})
+    assert answer.status == 403
+    assert rest["admin"].entry(entry_id)["status"] == "draft"
+    assert rest["public"].get(f"/content/posts/{entry_id}").status_code == 404
