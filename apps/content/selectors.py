@@ -236,6 +236,22 @@ def entry_list(
     return Entries(collection, page.items, drafts, page.next_cursor)
 
 
+def title_filter(collection: Collection, text: str, *, drafts: bool) -> Q | None:
+    """Entries whose title (the collection's title field, in the working copy for ``drafts`` readers) or slug
+    contains ``text``, ignoring case: a ``where`` for ``entry_list`` that pickers search as people type. None when
+    there is nothing to look for."""
+    from apps.schema.selectors import title_field
+
+    text = text.strip()
+    if not text:
+        return None
+    found = Q(slug__icontains=text)
+    key = title_field(collection)
+    if key:
+        found |= Q(**{f"{'data' if drafts else 'live_data'}__{key}__icontains": text})
+    return found
+
+
 # The single-entry reads behind every GET, PATCH and lifecycle call, compiled once (see PreparedQuery).
 _ENTRY_BY_ID = PreparedQuery(
     lambda collection_id, pk: _for_output(Entry.objects.filter(collection_id=collection_id, pk=pk))[:1],
@@ -406,7 +422,14 @@ def revision_list(
     entry = entry_get(collection=collection, actor=None, ref=ref, for_update=True)
     revisions = Revision.objects.filter(entry_id=entry.pk)
     keys = [SortKey("created_at", descending=True, kind="datetime"), SortKey("id", descending=True)]
-    page = keyset_page(revisions, keys=keys, cursor=cursor, limit=limit, scope=f"revisions:{entry.pk}")
+    # Who wrote each revision is shown beside it (the studio): one join instead of a query per row.
+    page = keyset_page(
+        revisions.select_related("author"),
+        keys=keys,
+        cursor=cursor,
+        limit=limit,
+        scope=f"revisions:{entry.pk}",
+    )
     return page, revisions.count()
 
 

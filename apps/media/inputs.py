@@ -14,6 +14,11 @@ class MediaListIn(Input):
     mimeType: Str = Field(
         None, max_length=127, description="A MIME type prefix: 'image/' for every image, 'video/mp4'."
     )
+    search: Str = Field(
+        None,
+        max_length=200,
+        description="Only items whose filename, alt text or caption contains these characters (any case).",
+    )
     limit: int = limit_param(20)
     cursor: Str = cursor_param()
 

@@ -1,4 +1,5 @@
-"""Reads of media: pages of items (newest first, optionally by MIME type prefix), one item, and items by id in bulk
+"""Reads of media: pages of items (newest first, optionally by MIME type prefix and by words of their filename, alt
+text or caption), one item, and items by id in bulk
 for resolving references in entries and settings (one query for a whole page).
 
 The reads a face answers (``media_list``, ``media_read``) check ``media.read`` themselves, so REST and MCP cannot
@@ -7,6 +8,8 @@ disagree about who may read; ``media_get`` finds the item a write acts on, and t
 from __future__ import annotations
 
 from collections.abc import Iterable
+
+from django.db.models import Q
 
 from apps.accounts.permissions import Actor, authorize
 from apps.core.errors import NotFound
@@ -19,14 +22,28 @@ REFERENCE_FIELDS = ("id", "filename", "mime_type", "size", "width", "height", "s
 
 
 def media_list(
-    *, actor: Actor | None, mime_type: str | None = None, cursor: str | None = None, limit: int = 20
+    *,
+    actor: Actor | None,
+    mime_type: str | None = None,
+    search: str | None = None,
+    cursor: str | None = None,
+    limit: int = 20,
 ) -> Page[MediaItem]:
+    """``search``: items whose filename, alt text or caption contains it, ignoring case (a picker's search box; the
+    library is small next to entries, so no index beyond the scan of one table)."""
     authorize(actor, "media.read")
     items = MediaItem.objects.all()
     if mime_type:
         # A prefix filter (SPEC §4.3): "image/" or "image" for every image, "image/png" for PNGs only.
         items = items.filter(mime_type__startswith=mime_type)
-    return keyset_page(items, keys=ORDER, cursor=cursor, limit=limit, scope=f"media:{mime_type or ''}")
+    search = (search or "").strip()
+    if search:
+        items = items.filter(
+            Q(filename__icontains=search) | Q(alt__icontains=search) | Q(caption__icontains=search)
+        )
+    # A cursor is bound to its filters, so a page of one search cannot continue another.
+    scope = f"media:{mime_type or ''}" + (f":{search}" if search else "")
+    return keyset_page(items, keys=ORDER, cursor=cursor, limit=limit, scope=scope)
 
 
 def media_read(*, actor: Actor | None, media_id: str) -> MediaItem:

@@ -16,7 +16,9 @@ def media_list(actor, args: MediaListToolIn) -> dict:
 
     Returns {items, nextCursor}. Use an item's id as the value of image and file fields ({"id": …}).
     """
-    page = selectors.media_list(actor=actor, mime_type=args.mimeType, cursor=args.cursor, limit=args.limit)
+    page = selectors.media_list(
+        actor=actor, mime_type=args.mimeType, search=args.search, cursor=args.cursor, limit=args.limit
+    )
     return page.to_data(present_media)
 
 

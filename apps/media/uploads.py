@@ -2,7 +2,7 @@
 far over the limit, and while it is read once its files pass the limit (when no length or a wrong one is declared).
 
 ``UploadLimitHandler`` goes first in Django's upload handler chain and only counts bytes; the others (memory, then a
-temporary file) still store them. ``UploadLimitMixin`` installs it on a viewset, with the limit named by
+temporary file) still store them. ``UploadLimitMixin`` installs it on a viewset (``limit_uploads`` and ``refuse_declared_oversize`` on any view), with the limit named by
 ``upload_limit_setting``: media uploads use ``CMS_MAX_UPLOAD_BYTES``, import uploads ``CMS_IMPORT_MAX_BYTES``.
 """
 
@@ -37,6 +37,27 @@ class UploadLimitHandler(FileUploadHandler):
         return None
 
 
+def limit_uploads(request, limit: int) -> None:
+    """Stop reading ``request``'s multipart body once its files pass ``limit`` bytes. Call it before anything reads
+    the body (a CSRF check reads the form)."""
+    if request.content_type.startswith("multipart/"):
+        request.upload_handlers.insert(0, UploadLimitHandler(request, limit=limit))
+
+
+def refuse_declared_oversize(request, limit: int) -> None:
+    """413 before the body is read when the declared length is over ``limit`` plus the multipart envelope."""
+    declared = request.META.get("CONTENT_LENGTH") or ""
+    if (
+        request.content_type.startswith("multipart/")
+        and declared.isdigit()
+        and int(declared) > limit + MULTIPART_OVERHEAD
+    ):
+        raise MediaTooLarge(
+            f"The upload is {declared} bytes; files may have at most {limit} bytes.",
+            details={"file": f"At most {limit} bytes."},
+        )
+
+
 class UploadLimitMixin:
     """For a CmsViewSet taking multipart uploads: the limit of ``upload_limit_setting`` applies to their files."""
 
@@ -48,20 +69,9 @@ class UploadLimitMixin:
     def initialize_request(self, request, *args, **kwargs):
         # First thing, before anything (a session's CSRF check) may read the body: stop reading it at the limit,
         # whatever length the client declared.
-        if request.content_type.startswith("multipart/"):
-            request.upload_handlers.insert(0, UploadLimitHandler(request, limit=self.upload_limit()))
+        limit_uploads(request, self.upload_limit())
         return super().initialize_request(request, *args, **kwargs)
 
     def validate_body(self, spec, request):
-        limit = self.upload_limit()
-        declared = request.META.get("CONTENT_LENGTH") or ""
-        if (
-            request.content_type.startswith("multipart/")
-            and declared.isdigit()
-            and int(declared) > limit + MULTIPART_OVERHEAD
-        ):
-            raise MediaTooLarge(
-                f"The upload is {declared} bytes; files may have at most {limit} bytes.",
-                details={"file": f"At most {limit} bytes."},
-            )
+        refuse_declared_oversize(request, self.upload_limit())
         return super().validate_body(spec, request)

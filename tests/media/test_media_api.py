@@ -291,6 +291,24 @@ def test_list_newest_first_with_prefix_filter_and_pages(admin_api):
     assert second["nextCursor"] is None
 
 
+def test_search_finds_words_of_filename_alt_or_caption_in_any_case(admin_api):
+    harbour = make_media(content=png_bytes(color=(3, 3, 3)), filename="harbour.png")
+    alt = make_media(content=png_bytes(color=(4, 4, 4)), filename="a.png", alt="Sunset over the HARBOUR")
+    caption = make_media(content=PDF_BYTES, filename="b.pdf", caption="Harbour fees 2026")
+    make_media(content=png_bytes(color=(5, 5, 5)), filename="mountain.png", alt="Peak")
+    found = admin_api.get(MEDIA, {"search": "harbour"}).json()["data"]
+    assert [item["id"] for item in found["items"]] == [caption.pk, alt.pk, harbour.pk]
+    images = admin_api.get(MEDIA, {"search": "Harbour", "mimeType": "image/"}).json()["data"]["items"]
+    assert [item["id"] for item in images] == [alt.pk, harbour.pk]
+    assert admin_api.get(MEDIA, {"search": "nothing-like-it"}).json()["data"]["items"] == []
+    # A cursor continues the search it came from, and no other.
+    first = admin_api.get(MEDIA, {"search": "harbour", "limit": 2}).json()["data"]
+    second = admin_api.get(MEDIA, {"search": "harbour", "limit": 2, "cursor": first["nextCursor"]})
+    assert [item["id"] for item in second.json()["data"]["items"]] == [harbour.pk]
+    other = admin_api.get(MEDIA, {"search": "peak", "limit": 2, "cursor": first["nextCursor"]})
+    assert other.status_code == 400
+
+
 def test_get_one_and_unknown(admin_api):
     item = make_media()
     response = admin_api.get(f"{MEDIA}/{item.pk}")

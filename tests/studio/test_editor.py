@@ -223,7 +223,7 @@ def test_every_widget_round_trips_its_value_and_an_unchanged_save_makes_no_revis
     assert 'step="1" max="100"' in html
     assert '<span class="meta">Europe/Paris</span>' in html
     assert '<option value="small">small</option>' in html
-    assert 'data-media-field="picture" data-media-kind="image"' in html
+    assert 'data-media-field="image"' in html
     assert 'data-reference-field="related" data-target="posts" data-multiple="true"' in html
     assert '<textarea name="f-content" class="code" data-portable-text="content" rows="12"' in html
     assert 'data-slug-source="f-title"' in html

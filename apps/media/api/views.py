@@ -51,10 +51,11 @@ class MediaViewSet(UploadLimitMixin, CmsViewSet):
         summary="List media",
     )
     def list(self, request):
-        """Newest first; ``mimeType`` filters by prefix."""
+        """Newest first; ``mimeType`` filters by prefix, ``search`` by filename, alt text or caption."""
         page = selectors.media_list(
             actor=actor_from_request(request),
             mime_type=self.query.get("mimeType"),
+            search=self.query.get("search"),
             cursor=self.query.get("cursor"),
             limit=self.query["limit"],
         )

@@ -152,7 +152,10 @@ class Editor:
             "stashed": self._stashed() if status == 200 and conflict is None and not self.errors else None,
         }
         if entry is not None:
-            context["compare_url"] = f"{self.url()}compare"
+            address = [self.collection.slug, entry.pk]
+            context["compare_url"] = reverse("studio:entry-compare", args=address)
+            if self.collection.supports_feature("revisions"):
+                context["revisions_url"] = reverse("studio:entry-revisions", args=address)
             context["title"] = self._title()
         return render_studio(
             self.request,

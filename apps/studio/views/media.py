@@ -1,4 +1,4 @@
-"""The media library as a grid of what has been uploaded, newest first (the full library is issue 20's)."""
+"""The media library as a grid of what has been uploaded, newest first, searchable by filename, alt text and caption (the full library is issue 20's)."""
 
 from __future__ import annotations
 
@@ -17,10 +17,15 @@ def media_library(request):
     kind = request.GET.get("type") or ""
     if kind not in KINDS:
         kind = ""
+    query = request.GET.get("q", "").strip()[:200]
     error, status = None, 200
     try:
         page = media_list(
-            actor=request.actor, mime_type=kind or None, cursor=request.GET.get("cursor"), limit=PAGE_SIZE
+            actor=request.actor,
+            mime_type=kind or None,
+            search=query,
+            cursor=request.GET.get("cursor"),
+            limit=PAGE_SIZE,
         )
         items, next_cursor = [present_media(item) for item in page.items], page.next_cursor
     except CmsError as exc:
@@ -28,7 +33,14 @@ def media_library(request):
     return render_studio(
         request,
         "studio/media.html",
-        {"items": items, "next_cursor": next_cursor, "kind": kind, "kinds": KINDS, "error": error},
+        {
+            "items": items,
+            "next_cursor": next_cursor,
+            "kind": kind,
+            "kinds": KINDS,
+            "query": query,
+            "error": error,
+        },
         section="media",
         status=status,
     )
