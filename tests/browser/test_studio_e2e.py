@@ -212,7 +212,8 @@ def entry_id_of(page) -> str:
 
 
 def test_an_editor_writes_publishes_edits_and_publishes_the_changes(studio_browser, taxonomies, rest):
-    me = studio_browser(Role.EDITOR)
+    # A fixed address, so that the pictures in docs/studio/ are the same from run to run.
+    me = studio_browser(user=make_user(Role.EDITOR, email="editor@example.com", name="Edith Editor"))
     page = me.page
     page.goto(POSTS)
     page.get_by_role("link", name="New post").click()
@@ -253,8 +254,16 @@ def test_an_editor_writes_publishes_edits_and_publishes_the_changes(studio_brows
     live = rest["public"].get(f"/content/posts/{entry_id}").json()["data"]["item"]
     assert live["data"]["title"] == "Harbour festival"
     assert rest["admin"].entry(entry_id)["data"]["title"] == "Harbour festival 2025"
-    assert page.get_by_role("link", name="Compare").get_attribute("href").endswith(f"/{entry_id}/compare")
     me.check("editor-changed", doc="editor-changed")
+
+    # Compare: the live version beside the working copy, the changed fields marked.
+    page.get_by_role("link", name="Compare", exact=True).click()
+    page.wait_for_url(f"**/{entry_id}/compare")
+    assert page.get_by_role("heading", name="Compare “Harbour festival 2025”").is_visible()
+    assert page.get_by_text("2 fields changed since publishing.").is_visible()
+    assert page.locator("del.diff-del").first.is_visible() and page.locator("ins.diff-ins").first.is_visible()
+    me.check("compare", doc="compare")
+    page.go_back()
 
     save(page, "Publish changes", "Published.")
     live = rest["public"].get(f"/content/posts/{entry_id}").json()["data"]["item"]
@@ -263,6 +272,18 @@ def test_an_editor_writes_publishes_edits_and_publishes_the_changes(studio_brows
         "body": "Boats, music, food and fireworks on the quay.",
     }
     assert page.get_by_text("This entry is published and has unpublished changes").count() == 0
+
+    # Restoring the first revision makes it the working copy again, and publishes nothing.
+    page.get_by_role("link", name="Revisions", exact=True).click()
+    assert page.get_by_role("heading", name="Revisions of “Harbour festival 2025”").is_visible()
+    me.check("revisions", doc="revisions")
+    page.get_by_role("link", name="View").last.click()
+    me.check("revision")
+    page.get_by_role("button", name="Restore this revision").click()
+    assert page.get_by_role("status").get_by_text("Nothing was published.").is_visible()
+    assert rest["admin"].entry(entry_id)["data"]["title"] == "Harbour festival"
+    live = rest["public"].get(f"/content/posts/{entry_id}").json()["data"]["item"]
+    assert live["data"]["title"] == "Harbour festival 2025"
 
 
 def test_a_scheduled_post_is_published_by_the_worker(studio_browser, posts, rest):
@@ -296,10 +317,11 @@ def test_a_scheduled_post_is_published_by_the_worker(studio_browser, posts, rest
 
 
 def test_a_save_in_between_gives_the_conflict_dialog_and_overwrites_nothing(studio_browser, posts, rest):
-    editor = make_user(Role.EDITOR, name="Erin Editor")
+    editor = make_user(Role.EDITOR, email="erin@example.com", name="Erin Editor")
     entry = make_entry(posts, {"title": "Shared story", "body": "First words."})
     first = studio_browser(user=editor)
-    second = studio_browser(Role.EDITOR)  # a colleague, in another browser
+    # A colleague, in another browser.
+    second = studio_browser(user=make_user(Role.EDITOR, email="colin@example.com", name="Colin Colleague"))
     first.page.goto(f"{POSTS}{entry.pk}/")
     second.page.goto(f"{POSTS}{entry.pk}/")
 
