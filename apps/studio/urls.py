@@ -2,7 +2,17 @@
 
 from django.urls import path
 
-from apps.studio.views import bulk, dashboard, editor, editor_actions, entries, media, pickers, revisions
+from apps.studio.views import (
+    bulk,
+    dashboard,
+    editor,
+    editor_actions,
+    entries,
+    media,
+    pickers,
+    portable_text,
+    revisions,
+)
 
 app_name = "studio"
 
@@ -33,4 +43,9 @@ urlpatterns = [
     path("pick/media", pickers.pick_media, name="pick-media"),
     path("pick/media/upload", pickers.pick_media_upload, name="pick-media-upload"),
     path("pick/entries", pickers.pick_entries, name="pick-entries"),
+    path(
+        "portable-text-check/<slug:collection>/<str:entry>/<slug:field>/",
+        portable_text.portable_text_check,
+        name="portable-text-check",
+    ),
 ]
