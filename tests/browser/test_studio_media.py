@@ -1,16 +1,13 @@
 """The media library in real Chromium under the studio's CSP (apps/studio/static/studio/media-library.js): files
 chosen in the picker and files dropped on the drop zone upload one request each with a progress bar, the same bytes
-again are named as already in the library, and the item page saves alt text and copies the public URL. Screenshots of
-the grid and the item page go to var/screenshots/. (tests/browser/studio.py's check_page was not on main yet: the
-console and CSP are checked here directly.)"""
+again are named as already in the library, and the item page saves alt text and copies the public URL. Each page
+passes tests/browser/studio.py's checks (axe, console and CSP errors) and leaves its screenshots in var/screenshots/."""
 
 from __future__ import annotations
 
 import base64
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.test import Client
 from playwright.sync_api import expect
 
@@ -19,7 +16,6 @@ from apps.media.models import MediaItem
 from tests.factories import make_media, make_user, png_bytes
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-SHOTS = Path(settings.BASE_DIR) / "var" / "screenshots"
 
 DROP = """([zoneSelector, files]) => {
   const transfer = new DataTransfer();
@@ -33,33 +29,14 @@ DROP = """([zoneSelector, files]) => {
 }"""
 
 
-def sign_in(browser, base_url: str):
-    user = make_user(Role.AUTHOR, email="ada@example.com", name="Ada Lovelace")
-    client = Client()
-    client.force_login(user)
-    browser.context.add_cookies(
-        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base_url}]
-    )
-    return user
-
-
-def watch_console(page) -> list[str]:
-    problems: list[str] = []
-
-    page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    return problems
-
-
 def test_upload_by_picker_and_by_drop_with_progress_and_deduplication(
-    browser, base_url, transactional_db, tmp_path
+    studio_browser, transactional_db, tmp_path
 ):
     harbour = make_media(
         content=png_bytes(color=(10, 20, 30), size=(40, 30)), filename="harbour.png", alt="Boats"
     )
-    user = sign_in(browser, base_url)
-    page = browser.page
-    problems = watch_console(page)
+    me = studio_browser(user=make_user(Role.AUTHOR, email="ada@example.com", name="Ada Lovelace"))
+    user, page = me.user, me.page
     page.goto("/_cms/admin/media/")
     zone = page.locator("form[data-media-upload]")
     # With the script, files upload as soon as they are chosen: the form's own button is for pages without it.
@@ -99,17 +76,16 @@ def test_upload_by_picker_and_by_drop_with_progress_and_deduplication(
 
     page.reload()
     expect(page.locator(".media-grid > li")).to_have_count(4)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "media-grid.png"), full_page=True)
-    assert problems == []
+    me.check("media-grid", mobile=True, doc="media-library")
+    page.goto("/_cms/admin/media/?view=list")
+    me.check("media-list")
 
 
-def test_item_page_edits_alt_text_and_copies_the_url(browser, base_url, transactional_db):
-    user = sign_in(browser, base_url)
+def test_item_page_edits_alt_text_and_copies_the_url(studio_browser, base_url, transactional_db):
+    me = studio_browser(user=make_user(Role.AUTHOR, email="ada@example.com", name="Ada Lovelace"))
+    user, page = me.user, me.page
     item = make_media(user, content=png_bytes(color=(30, 90, 160), size=(64, 48)), filename="lake.png")
-    browser.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
-    page = browser.page
-    problems = watch_console(page)
+    me.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
     page.goto("/_cms/admin/media/")
     page.get_by_role("link", name="lake.png").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("lake.png")
@@ -127,5 +103,6 @@ def test_item_page_edits_alt_text_and_copies_the_url(browser, base_url, transact
     url = page.get_by_label("Public URL").input_value()
     assert url.endswith("lake.png") and "/_cms/api/media/file/" in url
     assert page.evaluate("navigator.clipboard.readText()") == url
-    page.screenshot(path=str(SHOTS / "media-detail.png"), full_page=True)
-    assert problems == []
+    me.check("media-detail", mobile=True, doc="media-item")
+    page.goto(f"/_cms/admin/media/{item.pk}/delete")
+    me.check("media-delete")
