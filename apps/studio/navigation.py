@@ -1,4 +1,5 @@
-"""The studio's navigation shell: the dashboard, each collection by its label, media, the account."""
+"""The studio's navigation shell: the dashboard, each collection by its label, media, taxonomies and menus (for those
+the permission table lets read them), the account."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from dataclasses import dataclass
 
 from django.urls import reverse
 
+from apps.accounts.permissions import Actor, can
 from apps.schema.selectors import collections_for_read
 
 
@@ -16,8 +18,9 @@ class NavItem:
     key: str
 
 
-def navigation() -> list[NavItem]:
-    """The shell's links, read from the cached schema (no query when it is unchanged)."""
+def navigation(actor: Actor | None = None) -> list[NavItem]:
+    """The shell's links, read from the cached schema (no query when it is unchanged); pages ``actor`` may not read
+    are left out."""
     items = [NavItem("Dashboard", reverse("studio:dashboard"), "dashboard")]
     for collection in collections_for_read():
         items.append(
@@ -28,5 +31,9 @@ def navigation() -> list[NavItem]:
             )
         )
     items.append(NavItem("Media", reverse("studio:media"), "media"))
+    if actor is not None and can(actor, "taxonomies.read"):
+        items.append(NavItem("Taxonomies", reverse("studio:taxonomies"), "taxonomies"))
+    if actor is not None and can(actor, "menus.read"):
+        items.append(NavItem("Menus", reverse("studio:menus"), "menus"))
     items.append(NavItem("Account", reverse("accounts:account"), "account"))
     return items
