@@ -77,8 +77,10 @@ def menu_list_page(request):
 # --- the editor -------------------------------------------------------------------------------------------------------
 
 
-def _rows(tree, forest, depth: int = 1) -> list[dict]:
-    """The items as the template nests them: each with its label, what it points at, a badge and its moves."""
+def _rows(tree, forest, root=None, depth: int = 1) -> list[dict]:
+    """The items as the template nests them: each with its label, what it points at, a badge and its moves (which
+    depend on the whole tree, ``root``)."""
+    root = forest if root is None else root
     rows = []
     for node, shaped in zip(tree, forest, strict=True):
         item, target = node.item, node.target
@@ -108,8 +110,8 @@ def _rows(tree, forest, depth: int = 1) -> list[dict]:
                 "points_at": points_at,
                 "badge": badge,
                 "depth": depth,
-                "moves": menu_tree.possible(forest, item.pk),
-                "children": _rows(node.children, shaped.children, depth + 1),
+                "moves": menu_tree.possible(root, item.pk),
+                "children": _rows(node.children, shaped.children, root, depth + 1),
             }
         )
     return rows
