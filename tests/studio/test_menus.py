@@ -11,7 +11,7 @@ from django.test import Client
 
 from apps.accounts.models import Role
 from apps.menus import services as menu_services
-from tests.factories import make_collection, make_entry, make_user
+from tests.factories import make_entry, make_user
 
 pytestmark = pytest.mark.django_db
 PAGES = "/_cms/admin/menus/"
