@@ -6,7 +6,7 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c requirements/
 export HOST ?= 127.0.0.1
 export PORT ?= 8000
 
-.PHONY: run test bench bench-import bench-search stress fuzz lint openapi mcp-tools constraints clean
+.PHONY: assets run test bench bench-import bench-search stress fuzz lint openapi mcp-tools constraints clean
 
 $(VENV)/.prod-installed: requirements/base.txt requirements/prod.txt requirements/constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=python3.11)")'
@@ -75,6 +75,13 @@ bench-search: $(VENV)/.dev-installed
 	@command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk"; exit 1; }
 	$(PY) -m bench.search $(BENCH_ARGS)
 
+## Rebuild the studio's rich-text editor (apps/studio/static/studio/editor/, committed) from apps/studio/frontend with
+## the pinned npm toolchain; tests/studio/test_assets.py fails until the result is committed. `make run` needs no Node.
+assets:
+	@command -v npm >/dev/null || { echo "npm (Node 20 or newer) is needed for make assets, never for make run"; exit 1; }
+	npm ci --prefix apps/studio/frontend --no-audit --no-fund --loglevel=error
+	cd apps/studio/frontend && node build.mjs
+
 lint: $(VENV)/.dev-installed
 	$(PY) -m ruff check --fix .
 	$(PY) -m ruff format .
@@ -94,4 +101,4 @@ constraints: $(VENV)/.dev-installed
 	  $(PY) -m pip freeze --exclude-editable | grep -v -i -E '^(pip|setuptools)==' ) > requirements/constraints.txt
 
 clean:
-	rm -rf $(VENV) var/static tests/typescript/node_modules
+	rm -rf $(VENV) var/static tests/typescript/node_modules apps/studio/frontend/node_modules

@@ -82,7 +82,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [_base.hostname or "localhost", "local
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [f"{_base.scheme}://{_base.netloc}"])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "apps.core.admin_site.CmsAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth.models import Group
 
 from apps.accounts import services
 from apps.accounts.models import ApiToken, Invitation, OAuthClient, Passkey, User
 from apps.accounts.permissions import SCOPES, Actor
+
+# Roles and the permission table decide who may do what; Django's groups play no part, so the console hides them.
+admin.site.unregister(Group)
 
 
 @admin.register(User)

@@ -106,6 +106,7 @@ class ApiToken(UlidModel):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = "API token"
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["created_at", "id"], name="accounts_token_created_idx")]
 

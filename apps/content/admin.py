@@ -3,19 +3,29 @@ actions (publish, unpublish, trash, restore) go through the content services, li
 
 from __future__ import annotations
 
+import re
+
 from django import forms
-from django.contrib import admin
+from django.conf import settings
+from django.contrib import admin, messages
 
 from apps.accounts.permissions import Actor
 from apps.content import services
 from apps.content.models import Byline, Entry, EntryByline, Revision
 from apps.core.admin import ServiceAdminMixin, ServiceForm
+from apps.core.db.jsonkeys import JsonKey
 from apps.core.errors import CmsError
+from apps.schema.selectors import collections_for_read, title_field
 
 
 class EntryForm(ServiceForm):
     data = forms.JSONField(help_text="Field values keyed by field slug.")
     slug = forms.CharField(required=False, help_text="Generated from the title when left empty.")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "locale" in self.fields and self.instance._state.adding:
+            self.fields["locale"].initial = settings.CMS_DEFAULT_LOCALE
 
     class Meta:
         model = Entry
@@ -48,16 +58,46 @@ class CreditInline(admin.TabularInline):
         return False
 
 
+def _title_column(key: str) -> str:
+    return "title_" + re.sub(r"\W", "_", key)
+
+
 @admin.register(Entry)
 class EntryAdmin(ServiceAdminMixin, admin.ModelAdmin):
     form = EntryForm
-    list_display = ("slug", "collection", "status", "locale", "updated_at", "published_at", "deleted_at")
+    list_display = (
+        "title",
+        "collection_label",
+        "status",
+        "locale",
+        "updated_at",
+        "published_at",
+        "deleted_at",
+    )
     list_filter = ("collection", "status", "locale", ("deleted_at", admin.EmptyFieldListFilter))
     search_fields = ("slug", "id")
     ordering = ("-updated_at",)
     inlines = [CreditInline]
     actions = ["publish", "unpublish", "trash", "restore"]
     list_select_related = ("collection",)
+
+    def get_queryset(self, request):
+        # Titles are read as one JSON key per collection's title field, never the whole data of every row.
+        keys = {title_field(collection) for collection in collections_for_read()} - {None}
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(**{_title_column(key): JsonKey("data", key) for key in keys})
+        )
+
+    @admin.display(description="Title", ordering="slug")
+    def title(self, entry: Entry) -> str:
+        key = title_field(entry.collection)
+        return (getattr(entry, _title_column(key), None) if key else None) or entry.slug
+
+    @admin.display(description="Collection", ordering="collection__label")
+    def collection_label(self, entry: Entry) -> str:
+        return entry.collection.label or entry.collection.slug
 
     def get_readonly_fields(self, request, obj=None):
         lifecycle = (
@@ -154,12 +194,34 @@ class BylineAdmin(admin.ModelAdmin):
 
 @admin.register(Revision)
 class RevisionAdmin(admin.ModelAdmin):
-    list_display = ("id", "entry", "action", "status", "author", "created_at")
+    """Revisions are history: restored into their entry's working copy through the service (which records a new
+    revision and publishes nothing), never edited or deleted."""
+
+    list_display = ("created_at", "entry", "action", "status", "author")
     list_filter = ("action",)
+    list_select_related = ("entry__collection", "author")
     readonly_fields = ("collection", "entry", "data", "action", "status", "author", "created_at")
+    actions = ["restore_revision"]
 
     def has_add_permission(self, request):
         return False
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Restore into the entry's working copy (publishes nothing)")
+    def restore_revision(self, request, queryset):
+        actor = Actor.for_session(request.user)
+        for revision in queryset.select_related("entry"):
+            try:
+                services.revision_restore(actor=actor, revision=revision)
+            except CmsError as exc:
+                self.message_user(request, f"{revision.entry}: {exc.message}", level=messages.ERROR)
+            else:
+                self.message_user(
+                    request,
+                    f"{revision.entry}: restored the revision of {revision.created_at:%Y-%m-%d %H:%M}.",
+                )

@@ -24,6 +24,8 @@ class ContentConfig(AppConfig):
                 "content.delete": Rule("content:write", Role.CONTRIBUTOR, any_role=Role.EDITOR),
                 "content.delete_permanent": Rule("content:write", Role.ADMIN),
                 "bylines.manage": Rule("content:write", Role.EDITOR),
+                # Converting pasted HTML to Portable Text writes nothing, but only those who write content paste.
+                "content.convert": Rule("content:write", Role.CONTRIBUTOR),
             }
         )
         events.field_saved.connect(receivers.on_field_saved, dispatch_uid="content.field_saved")

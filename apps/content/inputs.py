@@ -208,6 +208,18 @@ class RevisionRestoreIn(Input):
     revisionId: Str = Field(max_length=26, description="A revision id from revision_list.")
 
 
+# --- pasted rich text (REST only) -------------------------------------------------------------------------------------
+
+# Word's clipboard HTML is verbose (a page of text is easily 200 KB); a whole pasted book is not a paste.
+PASTE_MAX_CHARS = 2_000_000
+
+
+class PortableTextFromHtmlIn(Input):
+    html: Text = Field(
+        max_length=PASTE_MAX_CHARS, description="An HTML fragment, e.g. the clipboard's text/html."
+    )
+
+
 # --- bylines (REST only) ---------------------------------------------------------------------------------------------
 
 

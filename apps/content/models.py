@@ -74,6 +74,7 @@ class Entry(models.Model):
     deleted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name_plural = "entries"
         constraints = [
             models.UniqueConstraint(
                 fields=["collection", "locale", "slug"], condition=LIVE, name="content_entry_slug_unique"
@@ -101,7 +102,7 @@ class Entry(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.collection_id}/{self.slug}"
+        return f"{self.collection.slug}/{self.slug}"
 
     @property
     def rev(self) -> str:

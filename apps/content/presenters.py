@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, NotRequired
 
 import orjson
-from pydantic import Field
+from pydantic import Field, RootModel
 
 from apps.content.models import Byline, Entry, Revision, Status
 from apps.content.selectors import Comparison, Entries
@@ -34,6 +34,15 @@ MEDIA_FIELD_TYPES = ("image", "file")
 StatusName = Literal[tuple(Status.values)]  # type: ignore[valid-type]
 # Stored JSON: at run time often the column's text spliced in unparsed (an orjson.Fragment), on the wire an object.
 JsonObject = dict[str, Any]
+
+
+class PortableTextOut(RootModel[list[JsonObject]]):
+    """Portable Text as a portableText field takes it: a list of blocks {_type, _key, …} (see the field type)."""
+
+
+def present_portable_text(blocks: list[dict]) -> PortableTextOut:
+    """Converted rich text (pasted HTML) exactly as a portableText field would store it."""
+    return blocks
 
 
 class CreditOut(TypedDict):

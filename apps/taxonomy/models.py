@@ -43,7 +43,8 @@ class Term(TimestampedModel):
         constraints = [models.UniqueConstraint(fields=["taxonomy", "slug"], name="taxonomy_term_slug_unique")]
 
     def __str__(self) -> str:
-        return f"{self.taxonomy_id}:{self.slug}"
+        # How operators pick a parent in the console: by its label, the slug telling same-named terms apart.
+        return f"{self.label} ({self.slug})"
 
 
 class EntryTerm(models.Model):

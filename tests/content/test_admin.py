@@ -124,7 +124,7 @@ def test_publish_unpublish_trash_and_restore_actions(operator, posts_collection,
     # An action that does not apply to one entry reports it and carries on with the others.
     assert run_action(operator, "restore", [draft_entry, other]) == [
         "Restore: 1 done.",
-        f"{posts_collection.pk}/second: The entry is not in the trash.",
+        "posts/second: The entry is not in the trash.",
     ]
     stored = Entry.objects.get(pk=draft_entry.pk)
     assert (stored.deleted_at, stored.status) == (None, "published")

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from apps.content.api.views import BylineViewSet, EntryViewSet, RevisionViewSet
+from apps.content.api.views import BylineViewSet, EntryViewSet, PortableTextViewSet, RevisionViewSet
 
 ENTRY = "content/<str:collection>/<str:ref>"
 
@@ -31,6 +31,7 @@ urlpatterns = [
     path(f"{ENTRY}/revisions", entry_action("get", "revisions")),
     path("revisions/<str:pk>", RevisionViewSet.as_view({"get": "retrieve"})),
     path("revisions/<str:pk>/restore", RevisionViewSet.as_view({"post": "restore"})),
+    path("portable-text/from-html", PortableTextViewSet.as_view({"post": "from_html"})),
     path("bylines", BylineViewSet.as_view({"get": "list", "post": "create"})),
     path(
         "bylines/<str:pk>",

@@ -16,6 +16,7 @@ from apps.content.inputs import (
     EntryListQuery,
     EntryUpdateIn,
     PageQuery,
+    PortableTextFromHtmlIn,
     PublishIn,
     RevisionPageQuery,
     ScheduleIn,
@@ -26,6 +27,7 @@ from apps.content.presenters import (
     CompareOut,
     EntryOut,
     EntryWithRevOut,
+    PortableTextOut,
     RevisionOut,
     RevisionPageOut,
     TranslationsOut,
@@ -33,6 +35,7 @@ from apps.content.presenters import (
     present_comparison,
     present_entry_page,
     present_entry_with_rev,
+    present_portable_text,
     present_revision,
     present_revision_page,
     present_translations,
@@ -333,3 +336,18 @@ class BylineViewSet(CmsViewSet):
     def destroy(self, request, pk: str):
         services.byline_delete(actor=actor_from_request(request), byline=selectors.byline_get(byline_id=pk))
         return ok(SUCCESS)
+
+
+class PortableTextViewSet(CmsViewSet):
+    @endpoint(
+        "content.convert",
+        body=PortableTextFromHtmlIn,
+        response=PortableTextOut,
+        summary="Convert pasted HTML to Portable Text",
+    )
+    def from_html(self, request):
+        """What the studio's editor inserts when HTML is pasted (a web page, Google Docs, Word): headings, lists,
+        links, bold, italic and the other marks are kept; classes, inline styles and empty paragraphs are dropped;
+        tables, images and markup without a Portable Text equivalent become their own blocks. Nothing is stored."""
+        blocks = services.portable_text_from_html(actor=actor_from_request(request), html=self.body["html"])
+        return ok(present_portable_text(blocks))

@@ -29,6 +29,7 @@ from apps.content.services.lifecycle import (
     publish_due,
 )
 from apps.content.services.revisions import REVISIONS_KEPT, revision_restore
+from apps.content.services.richtext import portable_text_from_html
 from apps.content.services.shared import VALUE_CONTEXT, WRITABLE_STATUSES, free_slug, validate_data
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "entry_unschedule",
     "entry_update",
     "free_slug",
+    "portable_text_from_html",
     "publish_due",
     "revision_restore",
     "validate_data",

@@ -1,0 +1,167 @@
+import {
+  defineAnnotation,
+  defineBlockObject,
+  defineDecorator,
+  defineSchema,
+  defineTextBlock,
+  EditorProvider,
+  PortableTextEditable,
+  useEditor,
+} from '@portabletext/editor'
+import { EventListenerPlugin, NodePlugin } from '@portabletext/editor/plugins'
+import { useEffect, useMemo, useRef, useState } from 'react'
+import { DECORATORS, STYLES } from './lossless.js'
+import { ObjectCard, ObjectForm } from './objects.jsx'
+import { fromHtml } from './paste.js'
+import { Toolbar } from './toolbar.jsx'
+
+const TAGS = { h1: 'h1', h2: 'h2', h3: 'h3', h4: 'h4', h5: 'h5', h6: 'h6', blockquote: 'blockquote' }
+const MARK_TAGS = { strong: 'strong', em: 'em', underline: 'u', 'strike-through': 's', code: 'code', sup: 'sup', sub: 'sub' }
+
+function buildNodes(store, openForm) {
+  const textBlock = defineTextBlock({
+    type: 'block',
+    render: ({ attributes, children, node }) => {
+      if (node.listItem) {
+        const level = Math.min(node.level || 1, 8)
+        return (
+          <div {...attributes} className={`pt-li pt-li-${node.listItem} pt-level-${level}`}>
+            {children}
+          </div>
+        )
+      }
+      const Tag = TAGS[node.style] || 'p'
+      return (
+        <Tag {...attributes} className={`pt-block pt-${node.style || 'normal'}`}>
+          {children}
+        </Tag>
+      )
+    },
+  })
+  const decorators = DECORATORS.map((name) => {
+    const Tag = MARK_TAGS[name]
+    return defineDecorator({ type: name, render: ({ children }) => <Tag>{children}</Tag> })
+  })
+  const link = defineAnnotation({
+    type: 'link',
+    render: ({ annotation, children }) => (
+      <a className="pt-link" href={annotation.href} title={annotation.href}>
+        {children}
+      </a>
+    ),
+  })
+  const otherAnnotations = [...store.annotationTypes]
+    .filter((name) => name !== 'link')
+    .map((name) =>
+      defineAnnotation({
+        type: name,
+        render: ({ children }) => (
+          <span className="pt-annotation" title={`Kept as it is: ${name}`}>
+            {children}
+          </span>
+        ),
+      }),
+    )
+  const objects = [...store.blockTypes].map((name) =>
+    defineBlockObject({
+      type: name,
+      render: ({ attributes, children, node, selected }) => (
+        <div {...attributes} className={`pt-object${selected ? ' pt-selected' : ''}`}>
+          {children}
+          <ObjectCard block={store.object(node) || node} onEdit={openForm} />
+        </div>
+      ),
+    }),
+  )
+  return [textBlock, ...decorators, link, ...otherAnnotations, ...objects]
+}
+
+function buildSchema(store) {
+  return defineSchema({
+    styles: STYLES.map(([name, title]) => ({ name, title })),
+    decorators: DECORATORS.map((name) => ({ name })),
+    annotations: [...store.annotationTypes].map((name) =>
+      name === 'link' ? { name, fields: [{ name: 'href', type: 'string' }] } : { name },
+    ),
+    lists: [{ name: 'bullet' }, { name: 'number' }],
+    inlineObjects: [],
+    blockObjects: [...store.blockTypes].map((name) => ({ name, fields: [{ name: 'ref', type: 'string' }, { name: 'v', type: 'number' }] })),
+  })
+}
+
+// Keeps the textarea in step with the editor: once when the editor is ready (the value as the editor holds it,
+// which is what the round-trip test checks), on every change, and right before the form is submitted.
+function Sync({ textarea, write }) {
+  const editor = useEditor()
+  const ready = useRef(false)
+  // For scripts on the page (and tests): the editor behind this textarea.
+  textarea.portableTextEditor = editor
+  useEffect(() => {
+    const form = textarea.form
+    if (!form) return undefined
+    const flush = () => write(editor.getSnapshot().context.value, true)
+    form.addEventListener('submit', flush, true)
+    form.addEventListener('formdata', flush, true)
+    return () => {
+      form.removeEventListener('submit', flush, true)
+      form.removeEventListener('formdata', flush, true)
+    }
+  }, [editor, textarea, write])
+  return (
+    <EventListenerPlugin
+      on={(event) => {
+        if (event.type === 'ready') {
+          ready.current = true
+          write(editor.getSnapshot().context.value, false)
+          textarea.dataset.portableTextState = 'ready'
+        } else if (event.type === 'mutation' && ready.current) {
+          write(event.value, true)
+        }
+      }}
+    />
+  )
+}
+
+export function Island({ store, textarea, write, label, labelledBy, describedBy }) {
+  const [form, setForm] = useState(null) // {block, isNew}
+  const nodes = useMemo(() => buildNodes(store, (block) => setForm({ block, isNew: false })), [store])
+  const schemaDefinition = useMemo(() => buildSchema(store), [store])
+  const onPaste = ({ event }) => {
+    const html = event.clipboardData?.getData('text/html')
+    if (!html) return undefined
+    return fromHtml(html, textarea).then(
+      (blocks) => ({ insert: store.admit(blocks.filter((block) => block._type === 'block' || store.blockTypes.has(block._type))) }),
+      () => undefined,
+    )
+  }
+  return (
+    <EditorProvider initialConfig={{ schemaDefinition, initialValue: store.editorValue }}>
+      <Sync textarea={textarea} write={write} />
+      <NodePlugin nodes={nodes} />
+      <Toolbar
+        store={store}
+        label={label}
+        labelledBy={labelledBy}
+        onInsertObject={(block) => setForm({ block, isNew: true })}
+      />
+      {form && (
+        <ObjectForm
+          form={form}
+          store={store}
+          onDone={() => setForm(null)}
+        />
+      )}
+      <PortableTextEditable
+        className="pt-editable"
+        aria-label={labelledBy ? undefined : label}
+        aria-labelledby={labelledBy || undefined}
+        aria-describedby={describedBy || undefined}
+        aria-multiline="true"
+        role="textbox"
+        hotkeys={{ marks: { 'mod+b': 'strong', 'mod+i': 'em', 'mod+u': 'underline', "mod+'": 'code' } }}
+        onPaste={onPaste}
+      />
+    </EditorProvider>
+  )
+}
+
