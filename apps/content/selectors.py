@@ -14,7 +14,7 @@ from datetime import datetime
 
 import orjson
 from django.conf import settings
-from django.db.models import BooleanField, Case, Q, QuerySet, TextField, Value, When
+from django.db.models import BooleanField, Case, Count, Q, QuerySet, TextField, Value, When
 from django.db.models.functions import Cast
 from django.db.models.lookups import Exact
 
@@ -541,3 +541,18 @@ def entry_digests(
             )
         )
     return digests
+
+
+def entry_counts(*, actor: Actor | None) -> dict[str, int]:
+    """How many entries each collection holds (by collection id), trash included: what deleting it deletes."""
+    authorize(actor, "content.read_drafts")
+    rows = Entry.objects.order_by().values("collection_id").annotate(count=Count("id"))
+    return {row["collection_id"]: row["count"] for row in rows}
+
+
+def entries_holding(*, actor: Actor | None, collection: Collection, key: str) -> int:
+    """How many entries of ``collection`` (trash included) hold a value for the data key ``key`` in their working copy
+    or published version: what removing the field takes data from, or what a type change converts."""
+    authorize(actor, "content.read_drafts")
+    holding = Q(data__has_key=key) | Q(live_data__has_key=key)
+    return Entry.objects.filter(collection=collection).filter(holding).count()

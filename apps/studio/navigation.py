@@ -19,8 +19,8 @@ class NavItem:
 
 
 def navigation(actor: Actor | None = None) -> list[NavItem]:
-    """The shell's links, read from the cached schema (no query when it is unchanged); pages ``actor`` may not read
-    are left out."""
+    """The shell's links, read from the cached schema (no query when it is unchanged); the administration pages only
+    for those the permission table lets do what they are for."""
     items = [NavItem("Dashboard", reverse("studio:dashboard"), "dashboard")]
     for collection in collections_for_read():
         items.append(
@@ -31,9 +31,11 @@ def navigation(actor: Actor | None = None) -> list[NavItem]:
             )
         )
     items.append(NavItem("Media", reverse("studio:media"), "media"))
-    if actor is not None and can(actor, "taxonomies.read"):
+    if can(actor, "taxonomies.read"):
         items.append(NavItem("Taxonomies", reverse("studio:taxonomies"), "taxonomies"))
-    if actor is not None and can(actor, "menus.read"):
+    if can(actor, "menus.read"):
         items.append(NavItem("Menus", reverse("studio:menus"), "menus"))
+    if can(actor, "schema.write"):
+        items.append(NavItem("Schema", reverse("studio:schema"), "schema"))
     items.append(NavItem("Account", reverse("accounts:account"), "account"))
     return items

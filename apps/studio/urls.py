@@ -13,12 +13,15 @@ from apps.studio.views import (
     pickers,
     portable_text,
     revisions,
+    schema,
+    schema_fields,
     taxonomies,
 )
 
 app_name = "studio"
 
 ENTRY = "content/<slug:collection>/<str:entry_id>/"
+SCHEMA = "schema/<slug:collection>/"
 
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
@@ -65,4 +68,15 @@ urlpatterns = [
     path("menus/<str:name>/items/<str:item_id>/delete", menus.menu_item_delete, name="menu-item-delete"),
     path("menus/<str:name>/move", menus.menu_item_move, name="menu-move"),
     path("menus/<str:name>/order", menus.menu_order, name="menu-order"),
+    # The schema builder. "new" and the downloads have no trailing slash, so a collection named "new" stays reachable.
+    path("schema/", schema.schema_home, name="schema"),
+    path("schema/new", schema.collection_new, name="schema-collection-new"),
+    path("schema/export.<str:format>", schema.schema_download, name="schema-download"),
+    path(SCHEMA, schema_fields.collection_page, name="schema-collection"),
+    path(f"{SCHEMA}edit", schema.collection_edit, name="schema-collection-edit"),
+    path(f"{SCHEMA}delete", schema.collection_delete, name="schema-collection-delete"),
+    path(f"{SCHEMA}reorder", schema_fields.fields_reorder, name="schema-fields-reorder"),
+    path(f"{SCHEMA}fields/new", schema_fields.field_new, name="schema-field-new"),
+    path(f"{SCHEMA}fields/<slug:field>/", schema_fields.field_edit, name="schema-field"),
+    path(f"{SCHEMA}fields/<slug:field>/remove", schema_fields.field_remove, name="schema-field-remove"),
 ]
