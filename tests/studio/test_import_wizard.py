@@ -176,12 +176,12 @@ def test_the_analysis_table_shows_each_post_types_status(admin, posts_collection
 
     assert "186 items, 37 attachments, 6 menus." in page
     posts = row_of(page, "post")
-    assert "<td>58<span" in posts
+    assert '<td data-label="Items">58<span' in posts
     assert '<span class="badge changed">Add fields</span>' in posts
     assert "adds content, excerpt, featured_image" in posts
     assert '<option value="posts" selected>Posts (posts)</option>' in posts
     pages = row_of(page, "page")
-    assert "<td>21<span" in pages
+    assert '<td data-label="Items">21<span' in pages
     assert '<span class="badge trashed">Incompatible</span>' in pages
     assert "<li>Field <code>content</code> is json; the import needs portableText.</li>" in pages
     # Authors may become users or stay guest bylines; the options default as REST's do.
@@ -267,8 +267,8 @@ def test_the_job_runs_in_the_worker_and_its_page_shows_progress_then_the_summary
     page = html(admin.get(job_page))
     assert '<span class="badge published" data-job-state>completed</span>' in page
     assert (
-        '<tr><th scope="row"><a href="/_cms/admin/content/posts/">posts</a></th><td>3</td><td>0</td><td>0</td></tr>'
-        in page
+        '<tr><th scope="row"><a href="/_cms/admin/content/posts/">posts</a></th><td data-label="Created">3</td>'
+        '<td data-label="Updated">0</td><td data-label="Unchanged">0</td></tr>' in page
     )
     entries = {entry["slug"]: entry for entry in all_entries(admin_api, "posts")}
     renamed = next(slug for slug in entries if slug.startswith("hello-"))
@@ -301,8 +301,8 @@ def test_media_failures_are_listed_with_reasons_and_retried(admin, admin_api, we
     page = html(admin.get(job_page))
     assert "1 of 2 attachments stored in the media library; 1 failed." in page
     assert (
-        f'<tr><th scope="row">11</th><td class="text-value">{web.base}/up/blue.png</td><td>HTTP error status</td>'
-        in page
+        f'<tr><th scope="row">11</th><td class="text-value" data-label="Address">{web.base}/up/blue.png</td>'
+        f'<td data-label="Reason">HTTP error status</td>' in page
     )
     assert (
         '<button type="submit" name="action" value="retry" class="primary">Retry the 1 failed</button>'
@@ -373,6 +373,9 @@ def test_the_wizard_imports_the_theme_unit_test_as_import_wxr_does(admin, admin_
     assert len(by_wizard["terms"]["category"]) == 68
     assert len(by_wizard["menus"]) == 6
     page = html(admin.get(job_page))
-    assert '<tr><th scope="row"><a href="/_cms/admin/content/posts/">posts</a></th><td>58</td>' in page
+    assert (
+        '<tr><th scope="row"><a href="/_cms/admin/content/posts/">posts</a></th><td data-label="Created">58</td>'
+        in page
+    )
     assert '<h3 id="warnings-heading">Warnings (1)</h3>' in page
     assert "PASSWORD_PROTECTED" in page
