@@ -1,4 +1,5 @@
-"""The studio's navigation shell: the dashboard, each collection by its label, media, the account."""
+"""The studio's navigation shell: the dashboard, each collection by its label, media, taxonomies and menus (for those
+the permission table lets read them), the account."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ def navigation(actor: Actor | None = None) -> list[NavItem]:
             )
         )
     items.append(NavItem("Media", reverse("studio:media"), "media"))
+    if can(actor, "taxonomies.read"):
+        items.append(NavItem("Taxonomies", reverse("studio:taxonomies"), "taxonomies"))
+    if can(actor, "menus.read"):
+        items.append(NavItem("Menus", reverse("studio:menus"), "menus"))
     if can(actor, "schema.write"):
         items.append(NavItem("Schema", reverse("studio:schema"), "schema"))
     if can(actor, "import.run"):

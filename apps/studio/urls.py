@@ -10,11 +10,13 @@ from apps.studio.views import (
     entries,
     imports,
     media,
+    menus,
     pickers,
     portable_text,
     revisions,
     schema,
     schema_fields,
+    taxonomies,
 )
 
 app_name = "studio"
@@ -52,6 +54,21 @@ urlpatterns = [
         portable_text.portable_text_check,
         name="portable-text-check",
     ),
+    path("taxonomies/", taxonomies.taxonomy_list_page, name="taxonomies"),
+    # No trailing slash, unlike a taxonomy's page: a taxonomy may be named "new" (taxonomies/new/).
+    path("taxonomies/new", taxonomies.taxonomy_new, name="taxonomy-new"),
+    path("taxonomies/<str:name>/", taxonomies.taxonomy_page, name="taxonomy"),
+    path("taxonomies/<str:name>/edit", taxonomies.taxonomy_edit, name="taxonomy-edit"),
+    path("taxonomies/<str:name>/terms/<str:slug>/", taxonomies.term_edit, name="term-edit"),
+    path("taxonomies/<str:name>/terms/<str:slug>/delete", taxonomies.term_delete, name="term-delete"),
+    path("menus/", menus.menu_list_page, name="menus"),
+    path("menus/<str:name>/", menus.menu_page, name="menu"),
+    path("menus/<str:name>/rename", menus.menu_rename, name="menu-rename"),
+    path("menus/<str:name>/delete", menus.menu_delete, name="menu-delete"),
+    path("menus/<str:name>/items", menus.menu_item_add, name="menu-item-add"),
+    path("menus/<str:name>/items/<str:item_id>/delete", menus.menu_item_delete, name="menu-item-delete"),
+    path("menus/<str:name>/move", menus.menu_item_move, name="menu-move"),
+    path("menus/<str:name>/order", menus.menu_order, name="menu-order"),
     # The schema builder. "new" and the downloads have no trailing slash, so a collection named "new" stays reachable.
     path("schema/", schema.schema_home, name="schema"),
     path("schema/new", schema.collection_new, name="schema-collection-new"),
