@@ -37,5 +37,7 @@ def navigation(actor: Actor | None = None) -> list[NavItem]:
         items.append(NavItem("Menus", reverse("studio:menus"), "menus"))
     if can(actor, "schema.write"):
         items.append(NavItem("Schema", reverse("studio:schema"), "schema"))
+    if can(actor, "import.run"):
+        items.append(NavItem("Import", reverse("studio:import"), "import"))
     items.append(NavItem("Account", reverse("accounts:account"), "account"))
     return items

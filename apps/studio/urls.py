@@ -8,6 +8,7 @@ from apps.studio.views import (
     editor,
     editor_actions,
     entries,
+    imports,
     media,
     menus,
     pickers,
@@ -82,4 +83,12 @@ urlpatterns = [
     path(f"{SCHEMA}fields/new", schema_fields.field_new, name="schema-field-new"),
     path(f"{SCHEMA}fields/<slug:field>/", schema_fields.field_edit, name="schema-field"),
     path(f"{SCHEMA}fields/<slug:field>/remove", schema_fields.field_remove, name="schema-field-remove"),
+    # The WordPress import wizard: upload or probe, the analysis, then the job (its page, status and media).
+    path("import/", imports.import_home, name="import"),
+    path("import/upload", imports.import_upload, name="import-upload"),
+    path("import/probe", imports.import_probe, name="import-probe"),
+    path("import/analysis/<str:analysis_id>/", imports.import_analysis, name="import-analysis"),
+    path("import/jobs/<str:job_id>/", imports.import_job, name="import-job"),
+    path("import/jobs/<str:job_id>/status", imports.import_job_status, name="import-job-status"),
+    path("import/jobs/<str:job_id>/media", imports.import_job_media, name="import-job-media"),
 ]
