@@ -10,7 +10,6 @@ from apps.studio.views import (
     entries,
     media,
     pickers,
-    portable_text,
     revisions,
 )
 
@@ -43,9 +42,4 @@ urlpatterns = [
     path("pick/media", pickers.pick_media, name="pick-media"),
     path("pick/media/upload", pickers.pick_media_upload, name="pick-media-upload"),
     path("pick/entries", pickers.pick_entries, name="pick-entries"),
-    path(
-        "portable-text-check/<slug:collection>/<str:entry>/<slug:field>/",
-        portable_text.portable_text_check,
-        name="portable-text-check",
-    ),
 ]

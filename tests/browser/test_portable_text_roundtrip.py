@@ -1,8 +1,8 @@
 """The rich-text editor loses nothing (issue 19): every Portable Text document the REST API accepts, loaded into the
 editor island in real Chromium and saved without an edit, is stored again byte for byte; typing, bold, a link and a
-list give the Portable Text they should. The page is the studio's one-field editor page (apps/studio/views/
-portable_text.py): the stored value rendered into a textarea, the island mounted on it, the form saved through the
-entry service."""
+list give the Portable Text they should. The page is the real entry editor (/_cms/admin/content/<collection>/<id>/):
+the stored value rendered into the field's textarea, the island mounted on it, "Save draft" saving the whole form
+through the entry service; a save without edits also records no revision."""
 
 from __future__ import annotations
 
@@ -90,14 +90,20 @@ class Studio:
         )
 
     def open(self, collection: str, entry_id: str, field: str) -> str:
-        self.page.goto(f"/_cms/admin/portable-text-check/{collection}/{entry_id}/{field}/")
-        self.page.wait_for_selector(READY, state="attached")
-        return self.page.eval_on_selector(READY, "textarea => textarea.value")
+        ready = f'textarea[data-portable-text="{field}"][data-portable-text-state=ready]'
+        self.page.goto(f"/_cms/admin/content/{collection}/{entry_id}/")
+        self.page.wait_for_selector(ready, state="attached")
+        return self.page.eval_on_selector(ready, "textarea => textarea.value")
 
     def save(self) -> None:
         with self.page.expect_navigation():
-            self.page.get_by_role("button", name="Save", exact=True).click()
-        assert "saved." in self.page.inner_text(".notices"), self.page.content()[:2000]
+            self.page.get_by_role("button", name="Save draft").click()
+        assert "Saved." in self.page.inner_text(".notices"), self.page.content()[:2000]
+
+    def revisions(self, collection: str, entry_id: str) -> int:
+        answer = self.api.get(f"/_cms/api/content/{collection}/{entry_id}/revisions")
+        assert answer.status_code == 200, answer.json()
+        return answer.json()["data"]["total"]
 
 
 @pytest.fixture
@@ -131,9 +137,9 @@ def first_difference(before: list, after) -> str:
 
 def round_trip(studio, collection: str, entry_id: str, field: str, label: str) -> list[str]:
     """Load, save untouched, compare; the differences found (empty when lossless)."""
-    before = studio.api.get(f"/_cms/api/content/{collection}/{entry_id}").json()["data"]["item"]["data"][
-        field
-    ]
+    whole = studio.api.get(f"/_cms/api/content/{collection}/{entry_id}").json()["data"]["item"]["data"]
+    before = whole[field]
+    revisions = studio.revisions(collection, entry_id)
     shown = studio.open(collection, entry_id, field)
     failures = []
     if shown.strip() and canonical(json.loads(shown)) != canonical(before):
@@ -141,9 +147,15 @@ def round_trip(studio, collection: str, entry_id: str, field: str, label: str) -
             f"{label}: the editor rewrote the value before any edit; {first_difference(before, json.loads(shown))}"
         )
     studio.save()
-    after = studio.api.get(f"/_cms/api/content/{collection}/{entry_id}").json()["data"]["item"]["data"][field]
+    saved = studio.api.get(f"/_cms/api/content/{collection}/{entry_id}").json()["data"]["item"]["data"]
+    after = saved[field]
     if canonical(after) != canonical(before):
         failures.append(f"{label}: a save without edits changed it; {first_difference(before, after)}")
+    elif studio.revisions(collection, entry_id) != revisions:
+        changed = sorted(
+            key for key in {*whole, *saved} if canonical(whole.get(key)) != canonical(saved.get(key))
+        )
+        failures.append(f"{label}: a save without edits recorded a revision (changed: {changed})")
     return failures
 
 
