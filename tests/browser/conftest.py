@@ -101,3 +101,7 @@ def browser(chromium, base_url):
     opened = Browser(chromium, base_url)
     yield opened
     opened.close()
+
+
+# The rich-text editor's tests share a signed-in studio on the entry editor page (tests/browser/portable_text.py).
+from tests.browser.portable_text import studio  # noqa: E402, F401

@@ -11,24 +11,15 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from django.test import Client
 from playwright.sync_api import expect
 
-from apps.accounts.models import Role
 from apps.schema.models import Field
-from tests.conftest import ApiClient
-from tests.factories import make_collection, make_token, make_user
+from tests.browser.portable_text import READY, canonical, rich_collection
 from tests.importer.conftest import THEME_UNIT_TEST
 from tests.importer.helpers import all_entries
 from tests.testdata import TESTDATA
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-READY = "textarea[data-portable-text][data-portable-text-state=ready]"
-
-
-def canonical(value) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 def fixture_documents() -> list[tuple[str, list]]:
@@ -57,71 +48,6 @@ def fixture_documents() -> list[tuple[str, list]]:
             if document and all(isinstance(block, dict) for block in document):
                 found.append((name + suffix, document))
     return found
-
-
-class Studio:
-    """A signed-in browser on the editor page, collecting console errors and CSP violations."""
-
-    def __init__(self, browser, user):
-        client = Client()
-        client.force_login(user)
-        cookie = client.cookies["sessionid"]
-        browser.context.add_cookies([{"name": "sessionid", "value": cookie.value, "url": browser.base_url}])
-        self.page = browser.page
-        self.problems: list[str] = []
-        # Errors and warnings on the console (CSP violations are reported there), uncaught errors, failed loads
-        # (the browser's own favicon request aside: the CMS serves none).
-        self.page.on(
-            "console",
-            lambda message: (
-                message.type in ("error", "warning")
-                and not message.text.startswith("Failed to load resource")
-                and self.problems.append(message.text)
-            ),
-        )
-        self.page.on("pageerror", lambda error: self.problems.append(str(error)))
-        self.page.on(
-            "response",
-            lambda response: (
-                response.status >= 400
-                and not response.url.endswith("/favicon.ico")
-                and self.problems.append(f"{response.status} {response.url}")
-            ),
-        )
-
-    def open(self, collection: str, entry_id: str, field: str) -> str:
-        ready = f'textarea[data-portable-text="{field}"][data-portable-text-state=ready]'
-        self.page.goto(f"/_cms/admin/content/{collection}/{entry_id}/")
-        self.page.wait_for_selector(ready, state="attached")
-        return self.page.eval_on_selector(ready, "textarea => textarea.value")
-
-    def save(self) -> None:
-        with self.page.expect_navigation():
-            self.page.get_by_role("button", name="Save draft").click()
-        assert "Saved." in self.page.inner_text(".notices"), self.page.content()[:2000]
-
-    def revisions(self, collection: str, entry_id: str) -> int:
-        answer = self.api.get(f"/_cms/api/content/{collection}/{entry_id}/revisions")
-        assert answer.status_code == 200, answer.json()
-        return answer.json()["data"]["total"]
-
-
-@pytest.fixture
-def studio(browser, base_url, transactional_db):
-    browser.base_url = base_url
-    admin = make_user(Role.ADMIN)
-    _, raw = make_token(admin, ["admin"])
-    api = ApiClient().as_token(raw)
-    opened = Studio(browser, admin)
-    opened.api = api
-    return opened
-
-
-def rich_collection():
-    return make_collection(
-        "notes",
-        fields=[{"slug": "title", "type": "string"}, {"slug": "body", "type": "portableText"}],
-    )
 
 
 def first_difference(before: list, after) -> str:

@@ -26,6 +26,7 @@ from apps.core.errors import CmsError, Conflict, ValidationError
 from apps.core.timefmt import parse_iso
 from apps.media.presenters import present_media
 from apps.media.selectors import media_by_ids
+from apps.plugins.selectors import editor_block_types
 from apps.schema.selectors import collection_for_read, title_field
 from apps.site.selectors import site_settings
 from apps.studio import editor_fields as fields_ui
@@ -149,6 +150,12 @@ class Editor:
             "locales": settings.CMS_LOCALES,
             "translations": panel.translations(self.actor, self.collection, entry) if entry else None,
             "conflict": conflict,
+            # What the rich-text editor may insert besides text (plugin block types and their fields' schema).
+            "block_types_json": (
+                orjson.dumps(editor_block_types()).decode()
+                if any(item.type == "portableText" for item in self.fields)
+                else ""
+            ),
             "stashed": self._stashed() if status == 200 and conflict is None and not self.errors else None,
         }
         if entry is not None:

@@ -12,13 +12,14 @@ import { EventListenerPlugin, NodePlugin } from '@portabletext/editor/plugins'
 import { useEffect, useMemo, useRef, useState } from 'react'
 import { DECORATORS, STYLES } from './lossless.js'
 import { ObjectCard, ObjectForm } from './objects.jsx'
+import { newBlock, PluginForm } from './plugins.jsx'
 import { fromHtml } from './paste.js'
 import { Toolbar } from './toolbar.jsx'
 
 const TAGS = { h1: 'h1', h2: 'h2', h3: 'h3', h4: 'h4', h5: 'h5', h6: 'h6', blockquote: 'blockquote' }
 const MARK_TAGS = { strong: 'strong', em: 'em', underline: 'u', 'strike-through': 's', code: 'code', sup: 'sup', sub: 'sub' }
 
-function buildNodes(store, openForm) {
+function buildNodes(store, plugins, openForm) {
   const textBlock = defineTextBlock({
     type: 'block',
     render: ({ attributes, children, node }) => {
@@ -68,7 +69,7 @@ function buildNodes(store, openForm) {
       render: ({ attributes, children, node, selected }) => (
         <div {...attributes} className={`pt-object${selected ? ' pt-selected' : ''}`}>
           {children}
-          <ObjectCard block={store.object(node) || node} onEdit={openForm} />
+          <ObjectCard block={store.object(node) || node} plugin={plugins.find((type) => type.name === node._type)} onEdit={openForm} />
         </div>
       ),
     }),
@@ -122,9 +123,10 @@ function Sync({ textarea, write }) {
   )
 }
 
-export function Island({ store, textarea, write, label, labelledBy, describedBy }) {
+export function Island({ store, plugins, textarea, write, label, labelledBy, describedBy }) {
   const [form, setForm] = useState(null) // {block, isNew}
-  const nodes = useMemo(() => buildNodes(store, (block) => setForm({ block, isNew: false })), [store])
+  const nodes = useMemo(() => buildNodes(store, plugins, (block) => setForm({ block, isNew: false })), [store, plugins])
+  const formType = form && plugins.find((type) => type.name === form.block._type)
   const schemaDefinition = useMemo(() => buildSchema(store), [store])
   const onPaste = ({ event }) => {
     const html = event.clipboardData?.getData('text/html')
@@ -142,15 +144,12 @@ export function Island({ store, textarea, write, label, labelledBy, describedBy 
         store={store}
         label={label}
         labelledBy={labelledBy}
+        plugins={plugins}
         onInsertObject={(block) => setForm({ block, isNew: true })}
+        onInsertPlugin={(type) => setForm({ block: newBlock(type), isNew: true })}
       />
-      {form && (
-        <ObjectForm
-          form={form}
-          store={store}
-          onDone={() => setForm(null)}
-        />
-      )}
+      {form && formType && <PluginForm key={form.block._key || 'new'} form={form} type={formType} store={store} onDone={() => setForm(null)} />}
+      {form && !formType && <ObjectForm form={form} store={store} onDone={() => setForm(null)} />}
       <PortableTextEditable
         className="pt-editable"
         aria-label={labelledBy ? undefined : label}

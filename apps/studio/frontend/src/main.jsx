@@ -3,6 +3,7 @@
 import { createRoot } from 'react-dom/client'
 import { Island } from './island.jsx'
 import { Store } from './lossless.js'
+import { readPlugins } from './plugins.jsx'
 import './editor.css'
 
 function labelOf(textarea) {
@@ -27,7 +28,8 @@ function mount(textarea) {
     textarea.dataset.portableTextState = 'unsupported'
     return
   }
-  const store = new Store(value)
+  const plugins = readPlugins(textarea)
+  const store = new Store(value, plugins.map((type) => type.name))
   const host = document.createElement('div')
   host.className = 'pt-island'
   textarea.after(host)
@@ -40,7 +42,7 @@ function mount(textarea) {
     if (changed) textarea.dispatchEvent(new Event('input', { bubbles: true }))
   }
   createRoot(host).render(
-    <Island store={store} textarea={textarea} write={write} describedBy={textarea.getAttribute('aria-describedby')} {...labelOf(textarea)} />,
+    <Island store={store} plugins={plugins} textarea={textarea} write={write} describedBy={textarea.getAttribute('aria-describedby')} {...labelOf(textarea)} />,
   )
 }
 

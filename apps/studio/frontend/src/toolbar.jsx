@@ -10,6 +10,7 @@ import {
 import { useId, useRef, useState } from 'react'
 import { safeHref, STYLES } from './lossless.js'
 import { insertObject } from './objects.jsx'
+import { InsertMenu } from './plugins.jsx'
 
 const MARKS = [
   ['strong', 'Bold', 'B', 'Ctrl+B'],
@@ -137,7 +138,7 @@ function LinkForm({ editor, linked, at, onClose }) {
   )
 }
 
-export function Toolbar({ store, label, labelledBy, onInsertObject }) {
+export function Toolbar({ store, plugins, label, labelledBy, onInsertObject, onInsertPlugin }) {
   const editor = useEditor()
   const id = useId()
   const style = useEditorSelector(editor, getActiveStyle) || 'normal'
@@ -209,6 +210,7 @@ export function Toolbar({ store, label, labelledBy, onInsertObject }) {
         >
           <span aria-hidden="true">―</span>
         </Button>
+        <InsertMenu plugins={plugins} onInsert={onInsertPlugin} />
         <span className="pt-sep" aria-hidden="true" />
         <Button label="Undo" shortcut="Ctrl+Z" onPress={() => send({ type: 'history.undo' })}>
           <span aria-hidden="true">↶</span>

@@ -1,0 +1,79 @@
+"""Editing in the rich-text editor beyond typing (issue 19), on the real entry editor page and checked through the
+REST API: plugin block types from the Insert menu with the form their schema declares."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+
+from apps.plugins import registry
+from tests.browser.portable_text import new_note, rich_collection, stored_body
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.fixture
+def blocks_plugin():
+    registry.load([*settings.CMS_PLUGINS, "tests.plugins.blocks"])
+    yield
+    registry.load(settings.CMS_PLUGINS)
+
+
+def test_a_plugin_block_is_inserted_from_the_menu_and_edited_through_its_form(studio, blocks_plugin):
+    rich_collection()
+    paragraph = {
+        "_type": "block",
+        "_key": "p1",
+        "style": "normal",
+        "markDefs": [],
+        "children": [{"_type": "span", "_key": "s1", "text": "Before the quote.", "marks": []}],
+    }
+    entry_id = new_note(studio, [paragraph])
+    page = studio.page
+    studio.open("notes", entry_id, "body")
+    toolbar = page.get_by_role("toolbar")
+    toolbar.get_by_role("button", name="Insert", exact=True).click()
+    # The built-in callout plugin is enabled too: both are offered, in the order of their plugins' ids.
+    menu = page.get_by_role("group", name="Insert a block")
+    assert menu.get_by_role("button").all_inner_texts() == ["Pull quote", "Callout"]
+    menu.get_by_role("button", name="Pull quote").click()
+    form = page.get_by_role("group", name="Insert Pull quote")
+    form.get_by_role("button", name="Insert Pull quote").click()
+    # The required field is checked before anything is inserted.
+    assert "Quotation is required." in form.inner_text()
+    form.get_by_label("Quotation (required)").fill("Less is more.")
+    form.get_by_label("Attribution").fill("Mies")
+    form.get_by_label("Size").select_option("large")
+    form.get_by_label("Highlighted").check()
+    form.get_by_label("Columns wide").fill("2.5")
+    form.get_by_role("button", name="Insert Pull quote").click()
+    assert "Enter a whole number." in form.inner_text()
+    form.get_by_label("Columns wide").fill("6")
+    form.get_by_role("button", name="Insert Pull quote").click()
+    card = page.locator('.pt-card[data-block-type="pullQuote"]')
+    assert "Quotation: Less is more." in card.inner_text()
+    studio.save()
+    body = stored_body(studio, entry_id)
+    assert body[0] == paragraph
+    [quote] = [block for block in body if block["_type"] == "pullQuote"]
+    assert {key: value for key, value in quote.items() if key != "_key"} == {
+        "_type": "pullQuote",
+        "text": "Less is more.",
+        "attribution": "Mies",
+        "size": "large",
+        "highlighted": True,
+        "width": 6,
+    }
+
+    # An existing block opens the same form; what is not changed stays as it was.
+    page.locator('.pt-card[data-block-type="pullQuote"]').get_by_role(
+        "button", name="Edit pull quote"
+    ).click()
+    form = page.get_by_role("group", name="Edit Pull quote")
+    assert form.get_by_label("Quotation (required)").input_value() == "Less is more."
+    form.get_by_label("Attribution").fill("")
+    form.get_by_role("button", name="Apply").click()
+    studio.save()
+    [edited] = [block for block in stored_body(studio, entry_id) if block["_type"] == "pullQuote"]
+    assert edited == {key: value for key, value in quote.items() if key != "attribution"}
+    assert studio.problems == []
