@@ -1,13 +1,18 @@
 """Editing in the rich-text editor beyond typing (issue 19), on the real entry editor page and checked through the
-REST API: plugin block types from the Insert menu with the form their schema declares."""
+REST API: plugin block types from the Insert menu with the form their schema declares, links to entries chosen with
+the entry search."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.conf import settings
+from playwright.sync_api import expect
 
 from apps.plugins import registry
 from tests.browser.portable_text import new_note, rich_collection, stored_body
+from tests.factories import make_collection
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -76,4 +81,49 @@ def test_a_plugin_block_is_inserted_from_the_menu_and_edited_through_its_form(st
     studio.save()
     [edited] = [block for block in stored_body(studio, entry_id) if block["_type"] == "pullQuote"]
     assert edited == {key: value for key, value in quote.items() if key != "attribution"}
+    assert studio.problems == []
+
+
+def test_a_link_to_an_entry_is_chosen_with_the_entry_search(studio):
+    rich_collection()
+    make_collection("pages", label="Pages", fields=[{"slug": "title", "type": "string"}])
+    about = studio.api.post("/_cms/api/content/pages", {"data": {"title": "About us"}}, format="json")
+    other = studio.api.post("/_cms/api/content/pages", {"data": {"title": "Contact"}}, format="json")
+    assert about.status_code == other.status_code == 201
+    about_id = about.json()["data"]["item"]["id"]
+    entry_id = new_note(studio, [])
+    page = studio.page
+    studio.open("notes", entry_id, "body")
+    editable = page.get_by_role("textbox", name="Body")
+    editable.click()
+    page.keyboard.type("Read about us")
+    for _ in range(8):
+        page.keyboard.press("Shift+ArrowLeft")
+    page.get_by_role("toolbar").get_by_role("button", name="Link", exact=True).click()
+    page.get_by_role("button", name="Link to an entry").click()
+    search = page.get_by_role("group", name="Link to an entry")
+    # It starts in this entry's collection; all collections, or another one, are a choice away.
+    assert search.get_by_label("Collection").input_value() == "notes"
+    search.get_by_label("Collection").select_option("")
+    search.get_by_label("Find an entry").fill("abo")
+    expect(search.get_by_role("button", name=re.compile("^About us"))).to_have_count(1)
+    expect(search.get_by_role("button", name=re.compile("^Contact"))).to_have_count(0)
+    search.get_by_role("button", name=re.compile("^About us")).click()
+    expect(editable).to_be_focused()
+    studio.save()
+    [block] = stored_body(studio, entry_id)
+    [link] = block["markDefs"]
+    assert link == {
+        "_type": "link",
+        "_key": link["_key"],
+        "href": f"/_cms/api/content/pages/{about_id}",
+        "referenceCollection": "pages",
+        "referenceId": about_id,
+    }
+    assert [(span["text"], span["marks"]) for span in block["children"]] == [
+        ("Read ", []),
+        ("about us", [link["_key"]]),
+    ]
+    # The href is the entry's own address in the API.
+    assert studio.api.get(link["href"]).json()["data"]["item"]["data"]["title"] == "About us"
     assert studio.problems == []

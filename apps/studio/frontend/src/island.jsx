@@ -82,7 +82,9 @@ function buildSchema(store) {
     styles: STYLES.map(([name, title]) => ({ name, title })),
     decorators: DECORATORS.map((name) => ({ name })),
     annotations: [...store.annotationTypes].map((name) =>
-      name === 'link' ? { name, fields: [{ name: 'href', type: 'string' }] } : { name },
+      name === 'link'
+        ? { name, fields: ['href', 'referenceCollection', 'referenceId'].map((field) => ({ name: field, type: 'string' })) }
+        : { name },
     ),
     lists: [{ name: 'bullet' }, { name: 'number' }],
     inlineObjects: [],
@@ -123,7 +125,7 @@ function Sync({ textarea, write }) {
   )
 }
 
-export function Island({ store, plugins, textarea, write, label, labelledBy, describedBy }) {
+export function Island({ store, plugins, collections, textarea, write, label, labelledBy, describedBy }) {
   const [form, setForm] = useState(null) // {block, isNew}
   const nodes = useMemo(() => buildNodes(store, plugins, (block) => setForm({ block, isNew: false })), [store, plugins])
   const formType = form && plugins.find((type) => type.name === form.block._type)
@@ -145,6 +147,8 @@ export function Island({ store, plugins, textarea, write, label, labelledBy, des
         label={label}
         labelledBy={labelledBy}
         plugins={plugins}
+        collections={collections}
+        currentCollection={textarea.dataset.collection}
         onInsertObject={(block) => setForm({ block, isNew: true })}
         onInsertPlugin={(type) => setForm({ block: newBlock(type), isNew: true })}
       />

@@ -3,6 +3,7 @@
 import { createRoot } from 'react-dom/client'
 import { Island } from './island.jsx'
 import { Store } from './lossless.js'
+import { readCollections } from './links.jsx'
 import { readPlugins } from './plugins.jsx'
 import './editor.css'
 
@@ -42,7 +43,7 @@ function mount(textarea) {
     if (changed) textarea.dispatchEvent(new Event('input', { bubbles: true }))
   }
   createRoot(host).render(
-    <Island store={store} plugins={plugins} textarea={textarea} write={write} describedBy={textarea.getAttribute('aria-describedby')} {...labelOf(textarea)} />,
+    <Island store={store} plugins={plugins} collections={readCollections(textarea)} textarea={textarea} write={write} describedBy={textarea.getAttribute('aria-describedby')} {...labelOf(textarea)} />,
   )
 }
 
