@@ -127,3 +127,70 @@ def test_a_link_to_an_entry_is_chosen_with_the_entry_search(studio):
     # The href is the entry's own address in the API.
     assert studio.api.get(link["href"]).json()["data"]["item"]["data"]["title"] == "About us"
     assert studio.problems == []
+
+
+# What Google Docs puts on the clipboard, in miniature: a wrapper <b> that is not bold, inline styles, a class on a
+# span, an empty paragraph between real ones, a heading, a link and a list.
+GOOGLE_DOCS_HTML = (
+    '<meta charset="utf-8"><b style="font-weight:normal;" id="docs-internal-guid-1234">'
+    '<h2 dir="ltr" style="line-height:1.38;margin-top:18pt"><span style="font-size:16pt;color:#000000">'
+    "Pasted heading</span></h2>"
+    '<p dir="ltr" style="line-height:1.38"><span style="font-weight:400">Some </span>'
+    '<strong style="font-weight:700">bold</strong><span> text and </span>'
+    '<a href="https://example.com/docs" style="text-decoration:none"><span style="color:#1155cc">a link</span></a>'
+    "<span>.</span></p>"
+    '<p dir="ltr"><span style="font-weight:400"></span></p>'
+    '<p dir="ltr"><span class="c7 c12" style="color:#ff0000;background-color:#ffff00">Styled words</span></p>'
+    '<ul style="margin-top:0"><li dir="ltr" style="list-style-type:disc"><p dir="ltr"><span>First</span></p></li>'
+    '<li dir="ltr" style="list-style-type:disc"><p dir="ltr"><span>Second</span></p></li></ul></b>'
+)
+
+
+def test_pasting_html_gives_clean_portable_text(studio):
+    rich_collection()
+    entry_id = new_note(studio, [])
+    page = studio.page
+    studio.open("notes", entry_id, "body")
+    editable = page.get_by_role("textbox", name="Body")
+    editable.click()
+    page.evaluate(
+        """([html]) => {
+            const target = document.querySelector('.pt-editable')
+            const data = new DataTransfer()
+            data.setData('text/html', html)
+            data.setData('text/plain', 'Pasted heading')
+            target.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }))
+        }""",
+        [GOOGLE_DOCS_HTML],
+    )
+    expect(page.locator(".pt-editable li, .pt-editable .pt-li").filter(has_text="Second")).to_have_count(1)
+    studio.save()
+    body = stored_body(studio, entry_id)
+    shape = [
+        (
+            block["style"],
+            block.get("listItem"),
+            [(span["text"], span["marks"]) for span in block["children"]],
+        )
+        for block in body
+    ]
+    link = next(block for block in body if block["markDefs"])["markDefs"]
+    assert link == [{"_type": "link", "_key": link[0]["_key"], "href": "https://example.com/docs"}]
+    assert shape == [
+        ("h2", None, [("Pasted heading", [])]),
+        (
+            "normal",
+            None,
+            [
+                ("Some ", []),
+                ("bold", ["strong"]),
+                (" text and ", []),
+                ("a link", [link[0]["_key"]]),
+                (".", []),
+            ],
+        ),
+        ("normal", None, [("Styled words", [])]),
+        ("normal", "bullet", [("First", [])]),
+        ("normal", "bullet", [("Second", [])]),
+    ]
+    assert studio.problems == []
