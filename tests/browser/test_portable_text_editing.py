@@ -194,3 +194,32 @@ def test_pasting_html_gives_clean_portable_text(studio):
         ("normal", "bullet", [("Second", [])]),
     ]
     assert studio.problems == []
+
+
+def test_markdown_shortcuts_format_as_people_type(studio):
+    rich_collection()
+    entry_id = new_note(studio, [])
+    page = studio.page
+    studio.open("notes", entry_id, "body")
+    page.get_by_role("textbox", name="Body").click()
+    page.keyboard.type("## Heading")
+    page.keyboard.press("Enter")
+    page.keyboard.type("Some **bold** text")
+    page.keyboard.press("Enter")
+    page.keyboard.type("- bullet")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")
+    page.keyboard.type("1. numbered")
+    expect(page.locator(".pt-editable .pt-li-number")).to_have_count(1)
+    studio.save()
+    shape = [
+        (block["style"], block.get("listItem"), [(span["text"], span["marks"]) for span in block["children"]])
+        for block in stored_body(studio, entry_id)
+    ]
+    assert shape == [
+        ("h2", None, [("Heading", [])]),
+        ("normal", None, [("Some ", []), ("bold", ["strong"]), (" text", [])]),
+        ("normal", "bullet", [("bullet", [])]),
+        ("normal", "number", [("numbered", [])]),
+    ]
+    assert studio.problems == []

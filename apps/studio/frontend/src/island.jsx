@@ -9,8 +9,9 @@ import {
   useEditor,
 } from '@portabletext/editor'
 import { EventListenerPlugin, NodePlugin } from '@portabletext/editor/plugins'
+import { MarkdownShortcutsPlugin } from '@portabletext/plugin-markdown-shortcuts'
 import { useEffect, useMemo, useRef, useState } from 'react'
-import { DECORATORS, STYLES } from './lossless.js'
+import { DECORATORS, safeHref, STYLES } from './lossless.js'
 import { ObjectCard, ObjectForm } from './objects.jsx'
 import { newBlock, PluginForm } from './plugins.jsx'
 import { fromHtml } from './paste.js'
@@ -125,6 +126,30 @@ function Sync({ textarea, write }) {
   )
 }
 
+// Markdown as people type it: "## " a heading, "> " a quote, "- " and "1. " lists, **bold**, *italic*, `code`,
+// ~~strike~~, [text](address) a link (checked like the link form's). No "---" rule: a rule is a kept object, which
+// the toolbar inserts.
+const pick = (list, name) => list.find((item) => item.name === name)?.name
+function Markdown() {
+  return (
+    <MarkdownShortcutsPlugin
+      boldDecorator={({ context }) => pick(context.schema.decorators, 'strong')}
+      italicDecorator={({ context }) => pick(context.schema.decorators, 'em')}
+      codeDecorator={({ context }) => pick(context.schema.decorators, 'code')}
+      strikeThroughDecorator={({ context }) => pick(context.schema.decorators, 'strike-through')}
+      defaultStyle={({ context }) => pick(context.schema.styles, 'normal')}
+      headingStyle={({ context, props }) => pick(context.schema.styles, `h${props.level}`)}
+      blockquoteStyle={({ context }) => pick(context.schema.styles, 'blockquote')}
+      unorderedList={({ context }) => pick(context.schema.lists, 'bullet')}
+      orderedList={({ context }) => pick(context.schema.lists, 'number')}
+      linkObject={({ props }) => {
+        const href = safeHref(props.href)
+        return href ? { _type: 'link', href } : undefined
+      }}
+    />
+  )
+}
+
 export function Island({ store, plugins, collections, textarea, write, label, labelledBy, describedBy }) {
   const [form, setForm] = useState(null) // {block, isNew}
   const nodes = useMemo(() => buildNodes(store, plugins, (block) => setForm({ block, isNew: false })), [store, plugins])
@@ -142,6 +167,7 @@ export function Island({ store, plugins, collections, textarea, write, label, la
     <EditorProvider initialConfig={{ schemaDefinition, initialValue: store.editorValue }}>
       <Sync textarea={textarea} write={write} />
       <NodePlugin nodes={nodes} />
+      <Markdown />
       <Toolbar
         store={store}
         label={label}
