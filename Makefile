@@ -6,7 +6,8 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c requirements/
 export HOST ?= 127.0.0.1
 export PORT ?= 8000
 
-.PHONY: assets run test bench bench-import bench-search stress fuzz lint openapi mcp-tools constraints clean
+
+.PHONY: assets run test screenshots bench bench-import bench-search stress fuzz lint openapi mcp-tools constraints clean
 
 $(VENV)/.prod-installed: requirements/base.txt requirements/prod.txt requirements/constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=python3.11)")'
@@ -27,8 +28,9 @@ run: $(VENV)/.prod-installed
 	$(PY) manage.py cms_setup --print-token
 	PY=$(PY) exec bash scripts/serve.sh
 
-# The TypeScript compiler that checks the schema export (tests/schema/test_export.py). Without npm those tests skip,
-# except under CI, where they fail.
+# The npm test tools: the TypeScript compiler that checks the schema export (tests/schema/test_export.py) and axe-core,
+# which the browser tests run in every studio page (tests/browser/studio.py). Without npm those tests skip, except
+# under CI, where they fail.
 TS_CHECK := tests/typescript/node_modules/.ci-installed
 $(TS_CHECK): tests/typescript/package.json tests/typescript/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
@@ -43,6 +45,11 @@ test: $(VENV)/.dev-installed $(TS_CHECK)
 	$(PY) -m bandit --quiet --recursive apps --severity-level medium --skip B608
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
 	VENV=$(VENV) bash scripts/run-tests.sh $(PYTEST_ARGS)
+
+## The studio's pictures in docs/studio/ (docs/studio.md), taken by its browser tests at fixed sizes; every page they
+## visit is also saved full length in var/screenshots/.
+screenshots: $(VENV)/.dev-installed $(TS_CHECK)
+	CMS_SCREENSHOTS=docs/studio $(PY) -m pytest -q -p no:cacheprovider tests/browser -k studio
 
 ## Every benchmark (HTTP, MCP, media, mixed load, search, import) on SQLite and PostgreSQL, as ratios to a bare WSGI
 ## app measured in the same run; writes docs/performance.md and docs/performance.png (needs wrk).

@@ -2,7 +2,9 @@
 authorization endpoint and discovery documents (SPEC §5), and the Django admin for operators under /django-admin/."""
 
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularSwaggerView
 
 from apps.accounts import discovery, pages
@@ -41,6 +43,8 @@ urlpatterns = [
     # The Django admin signs people in on our page and answers 403 to signed-in non-admins.
     path("django-admin/login/", pages.operators_console_login),
     path("django-admin/", admin.site.urls),
+    # Browsers ask for /favicon.ico on pages that name no icon (the operators' console, the API's HTML pages).
+    path("favicon.ico", RedirectView.as_view(url=static("cms/favicon.svg"), permanent=True)),
 ]
 
 handler400 = "apps.core.api.exceptions.handler400"

@@ -1,4 +1,5 @@
-"""The studio's navigation shell: the dashboard, each collection by its label, media, the account."""
+"""The studio's navigation shell: the dashboard, each collection by its label, media, taxonomies and menus (for those
+the permission table lets read them), the account."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from dataclasses import dataclass
 
 from django.urls import reverse
 
+from apps.accounts.permissions import Actor, can
 from apps.schema.selectors import collections_for_read
 
 
@@ -16,8 +18,9 @@ class NavItem:
     key: str
 
 
-def navigation() -> list[NavItem]:
-    """The shell's links, read from the cached schema (no query when it is unchanged)."""
+def navigation(actor: Actor | None = None) -> list[NavItem]:
+    """The shell's links, read from the cached schema (no query when it is unchanged); the administration pages only
+    for those the permission table lets do what they are for."""
     items = [NavItem("Dashboard", reverse("studio:dashboard"), "dashboard")]
     for collection in collections_for_read():
         items.append(
@@ -28,5 +31,13 @@ def navigation() -> list[NavItem]:
             )
         )
     items.append(NavItem("Media", reverse("studio:media"), "media"))
+    if can(actor, "taxonomies.read"):
+        items.append(NavItem("Taxonomies", reverse("studio:taxonomies"), "taxonomies"))
+    if can(actor, "menus.read"):
+        items.append(NavItem("Menus", reverse("studio:menus"), "menus"))
+    if can(actor, "schema.write"):
+        items.append(NavItem("Schema", reverse("studio:schema"), "schema"))
+    if can(actor, "import.run"):
+        items.append(NavItem("Import", reverse("studio:import"), "import"))
     items.append(NavItem("Account", reverse("accounts:account"), "account"))
     return items

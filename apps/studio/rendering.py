@@ -21,5 +21,5 @@ def render_studio(
 
     base = {"site_name": settings.CMS_SITE_NAME, "section": section}
     if shell:
-        base["nav"] = navigation()
+        base["nav"] = navigation(getattr(request, "actor", None))
     return render(request, template, {**base, **(context or {})}, status=status)

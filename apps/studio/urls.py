@@ -8,14 +8,20 @@ from apps.studio.views import (
     editor,
     editor_actions,
     entries,
+    imports,
     media,
+    menus,
     pickers,
     revisions,
+    schema,
+    schema_fields,
+    taxonomies,
 )
 
 app_name = "studio"
 
 ENTRY = "content/<slug:collection>/<str:entry_id>/"
+SCHEMA = "schema/<slug:collection>/"
 
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
@@ -39,7 +45,44 @@ urlpatterns = [
         name="entry-action",
     ),
     path("media/", media.media_library, name="media"),
+    path("media/upload", media.media_upload_form, name="media-upload"),
+    path("media/<str:media_id>/", media.media_item, name="media-item"),
+    path("media/<str:media_id>/delete", media.media_item_delete, name="media-delete"),
     path("pick/media", pickers.pick_media, name="pick-media"),
     path("pick/media/upload", pickers.pick_media_upload, name="pick-media-upload"),
     path("pick/entries", pickers.pick_entries, name="pick-entries"),
+    path("taxonomies/", taxonomies.taxonomy_list_page, name="taxonomies"),
+    # No trailing slash, unlike a taxonomy's page: a taxonomy may be named "new" (taxonomies/new/).
+    path("taxonomies/new", taxonomies.taxonomy_new, name="taxonomy-new"),
+    path("taxonomies/<str:name>/", taxonomies.taxonomy_page, name="taxonomy"),
+    path("taxonomies/<str:name>/edit", taxonomies.taxonomy_edit, name="taxonomy-edit"),
+    path("taxonomies/<str:name>/terms/<str:slug>/", taxonomies.term_edit, name="term-edit"),
+    path("taxonomies/<str:name>/terms/<str:slug>/delete", taxonomies.term_delete, name="term-delete"),
+    path("menus/", menus.menu_list_page, name="menus"),
+    path("menus/<str:name>/", menus.menu_page, name="menu"),
+    path("menus/<str:name>/rename", menus.menu_rename, name="menu-rename"),
+    path("menus/<str:name>/delete", menus.menu_delete, name="menu-delete"),
+    path("menus/<str:name>/items", menus.menu_item_add, name="menu-item-add"),
+    path("menus/<str:name>/items/<str:item_id>/delete", menus.menu_item_delete, name="menu-item-delete"),
+    path("menus/<str:name>/move", menus.menu_item_move, name="menu-move"),
+    path("menus/<str:name>/order", menus.menu_order, name="menu-order"),
+    # The schema builder. "new" and the downloads have no trailing slash, so a collection named "new" stays reachable.
+    path("schema/", schema.schema_home, name="schema"),
+    path("schema/new", schema.collection_new, name="schema-collection-new"),
+    path("schema/export.<str:format>", schema.schema_download, name="schema-download"),
+    path(SCHEMA, schema_fields.collection_page, name="schema-collection"),
+    path(f"{SCHEMA}edit", schema.collection_edit, name="schema-collection-edit"),
+    path(f"{SCHEMA}delete", schema.collection_delete, name="schema-collection-delete"),
+    path(f"{SCHEMA}reorder", schema_fields.fields_reorder, name="schema-fields-reorder"),
+    path(f"{SCHEMA}fields/new", schema_fields.field_new, name="schema-field-new"),
+    path(f"{SCHEMA}fields/<slug:field>/", schema_fields.field_edit, name="schema-field"),
+    path(f"{SCHEMA}fields/<slug:field>/remove", schema_fields.field_remove, name="schema-field-remove"),
+    # The WordPress import wizard: upload or probe, the analysis, then the job (its page, status and media).
+    path("import/", imports.import_home, name="import"),
+    path("import/upload", imports.import_upload, name="import-upload"),
+    path("import/probe", imports.import_probe, name="import-probe"),
+    path("import/analysis/<str:analysis_id>/", imports.import_analysis, name="import-analysis"),
+    path("import/jobs/<str:job_id>/", imports.import_job, name="import-job"),
+    path("import/jobs/<str:job_id>/status", imports.import_job_status, name="import-job-status"),
+    path("import/jobs/<str:job_id>/media", imports.import_job_media, name="import-job-media"),
 ]

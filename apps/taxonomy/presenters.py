@@ -43,6 +43,16 @@ class TermOut(TypedDict):
     updatedAt: Timestamp
 
 
+class TermCountedOut(TermOut):
+    count: Annotated[
+        int,
+        Field(
+            description="How many entries carry the term, drafts and trashed entries included (they lose it when "
+            "it is deleted)."
+        ),
+    ]
+
+
 class TermListOut(TypedDict):
     items: Annotated[list[TermOut], Field(description="In the entry's order.")]
 
@@ -88,3 +98,8 @@ def present_term(term: Term, *, taxonomy_name: str) -> TermOut:
 
 def present_terms(terms: Iterable[Term], *, taxonomy_name: str) -> TermListOut:
     return {"items": [present_term(term, taxonomy_name=taxonomy_name) for term in terms]}
+
+
+def present_counted_term(term: Term, *, taxonomy_name: str, counts: dict[str, int]) -> TermCountedOut:
+    """``counts``: ``selectors.term_counts`` for the terms shown (absent means none)."""
+    return {**present_term(term, taxonomy_name=taxonomy_name), "count": counts.get(term.pk, 0)}

@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from django.db.models import Prefetch, Q
+from django.db.models import Count, Prefetch, Q
 
 from apps.accounts.permissions import Actor, authorize
 from apps.core.errors import NotFound, ValidationError
@@ -76,6 +76,22 @@ def term_list(
     if parent_id is not None:
         terms = terms.filter(parent__isnull=True) if parent_id == "" else terms.filter(parent_id=parent_id)
     return keyset_page(terms, keys=TERM_ORDER, cursor=cursor, limit=limit, scope=f"terms:{target.pk}")
+
+
+def term_list_counted(
+    *,
+    actor: Actor | None,
+    taxonomy: str,
+    parent_id: str | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
+) -> tuple[Page[Term], dict[str, int]]:
+    """``term_list`` with how many entries carry each term of the page (``term_counts``): what every face lists."""
+    page = term_list(actor=actor, taxonomy=taxonomy, parent_id=parent_id, cursor=cursor, limit=limit)
+    counts = term_counts(
+        actor=actor, taxonomy=taxonomy_get(name=taxonomy), term_ids=[term.pk for term in page.items]
+    )
+    return page, counts
 
 
 def term_read(*, actor: Actor | None, taxonomy: str, slug: str) -> Term:
@@ -223,3 +239,16 @@ def terms_named(*, actor: Actor | None, taxonomy: str, names: list[str]) -> dict
         if term is not None:
             found[name] = term
     return found
+
+
+def term_counts(
+    *, actor: Actor | None, taxonomy: Taxonomy, term_ids: list[str] | None = None
+) -> dict[str, int]:
+    """How many entries carry each term of ``taxonomy`` (or of the terms ``term_ids``), in one query; terms no entry
+    carries are absent. Drafts and trashed entries count: they are the entries that lose the term when it is
+    deleted."""
+    authorize(actor, "taxonomies.read")
+    rows = EntryTerm.objects.filter(taxonomy=taxonomy)
+    if term_ids is not None:
+        rows = rows.filter(term_id__in=term_ids)
+    return dict(rows.values("term_id").annotate(entries=Count("entry_id")).values_list("term_id", "entries"))

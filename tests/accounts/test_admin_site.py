@@ -23,9 +23,9 @@ def test_a_signed_in_non_admin_gets_a_403_page_not_a_redirect_loop():
     assert response["Content-Security-Policy"].startswith("default-src 'self'; script-src 'self'")
     assert response["Cache-Control"] == "no-store"
     html = response.content.decode()
-    main = html[html.index('<main id="main">') : html.index("</main>") + len("</main>")]
+    main = html[html.index('<main id="main" tabindex="-1">') : html.index("</main>") + len("</main>")]
     assert main == (
-        '<main id="main">\n    \n    \n<h1>No access to the operators\' console</h1>\n'
+        '<main id="main" tabindex="-1">\n    \n    \n<h1>No access to the operators\' console</h1>\n'
         '<p role="alert">You are signed in as <strong>ed@example.com</strong> (editor). The operators\' console is '
         "for administrators only, so it is not open to you.</p>\n"
         '<p><a href="/_cms/admin/">Go to the studio</a></p>\n\n  </main>'

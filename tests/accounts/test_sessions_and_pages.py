@@ -196,7 +196,7 @@ def test_pages_are_plain_self_contained_and_locked_down(path, signed_in):
     response = browser.get(path)
     assert response.status_code == (400 if "NOPE" in path else 200)
     html = response.content.decode()
-    assert '<html lang="en">' in html and '<main id="main">' in html
+    assert '<html lang="en">' in html and '<main id="main" tabindex="-1">' in html
     assert not re.search(r'(src|href)="(https?:)?//', html), "no external assets"
     assert response["Content-Security-Policy"].startswith("default-src 'self'; script-src 'self'")
     assert response["Cache-Control"] == "no-store"

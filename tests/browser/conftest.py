@@ -103,5 +103,33 @@ def browser(chromium, base_url):
     opened.close()
 
 
+@pytest.fixture
+def studio_browser(chromium, base_url):
+    """``studio_browser(role)``: a new browser context signed in as a new user of ``role`` (``user=`` signs in an
+    existing one; ``role=None`` stays signed out), watched for console errors and CSP violations so that
+    ``.check(name)`` (tests/browser/studio.py) can fail on them. Each call is its own context: two calls are two
+    people, or one person in two windows."""
+    from tests.browser.studio import StudioBrowser, axe_available, open_context, sign_in_context
+    from tests.factories import make_user
+
+    missing = axe_available()
+    if missing:
+        _unavailable(missing)
+    opened = []
+
+    def open_as(role=None, *, user=None):
+        context, page, watch = open_context(chromium, base_url)
+        opened.append(context)
+        if user is None and role is not None:
+            user = make_user(role)
+        if user is not None:
+            sign_in_context(context, base_url, user)
+        return StudioBrowser(context=context, page=page, user=user, watch=watch)
+
+    yield open_as
+    for context in opened:
+        context.close()
+
+
 # The rich-text editor's tests share a signed-in studio on the entry editor page (tests/browser/portable_text.py).
 from tests.browser.portable_text import studio  # noqa: E402, F401

@@ -115,3 +115,10 @@ def test_the_studio_is_a_face_no_domain_app_imports():
         )
     )
     assert importers == []
+
+
+def test_the_site_icon_is_ours_and_served_by_us():
+    client = Client()
+    assert client.get("/favicon.ico")["Location"] == "/static/cms/favicon.svg"
+    icon = client.get("/static/cms/favicon.svg")
+    assert icon.status_code == 200 and icon["Content-Type"] == "image/svg+xml"

@@ -96,6 +96,12 @@ def test_each_row_shows_its_title_badge_byline_and_last_update(as_editor, posts_
     assert '<th scope="col">Locale</th>' not in html
 
 
+def test_the_list_leads_to_a_new_entry(as_editor, posts_collection):
+    html = page(as_editor)
+    assert '<a class="button primary" href="/_cms/admin/content/posts/new">New post</a>' in html
+    assert as_editor.get("/_cms/admin/content/posts/new").status_code == 200
+
+
 def test_an_entry_without_a_title_is_named_by_its_slug(as_editor):
     collection = make_collection("posts", fields=[("title", "string"), ("body", "text")])
     make_entry(collection, {"body": "no title at all"}, slug="nameless")
@@ -249,7 +255,7 @@ def test_an_admin_deletes_for_good_after_confirming(posts_collection, admin_api,
     content.entry_trash(actor=SYSTEM, entry=entry)
     admin = signed_in(admin_user)
     html = page(admin, TRASH)
-    assert f'<button type="submit" form="delete-{entry.pk}" aria-label="Delete Old permanently">' in html
+    assert f'<button type="submit" form="delete-{entry.pk}" aria-label="Delete permanently: Old">' in html
     confirm = admin.post(BULK, {"action": "delete", "ids": [entry.pk], "next": TRASH})
     assert confirm.status_code == 200
     body = confirm.content.decode()

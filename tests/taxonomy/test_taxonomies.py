@@ -137,7 +137,7 @@ def test_term_body_and_generated_slugs(admin_api, categories):
         "updatedAt": news["updatedAt"],
     }
     assert term(admin_api, "category", label="News & Views")["slug"] == "news-views-2"
-    assert admin_api.get(f"{TAXONOMIES}/category/terms/news-views").json()["data"] == news
+    assert admin_api.get(f"{TAXONOMIES}/category/terms/news-views").json()["data"] == {**news, "count": 0}
     taken = admin_api.post(
         f"{TAXONOMIES}/category/terms", {"label": "X", "slug": "news-views"}, format="json"
     )
@@ -281,3 +281,22 @@ def test_admin_lists_terms_as_a_tree(admin_api, categories):
     client.force_login(make_user(Role.ADMIN))
     page = client.get("/django-admin/taxonomy/term/").content.decode()
     assert page.index(">Arts<") < page.index(">World<") < page.index(">— Zurich<")
+
+
+def test_terms_carry_the_count_of_entries_using_them(admin_api, posts, tags):
+    news, sport = term(admin_api, "tag", label="News"), term(admin_api, "tag", label="Sport")
+    first, second = make_entry(posts, {"title": "A"}), make_entry(posts, {"title": "B"})
+    for entry, ids in ((first, [news["id"], sport["id"]]), (second, [news["id"]])):
+        response = admin_api.post(
+            f"/_cms/api/content/posts/{entry.pk}/terms/tag", {"termIds": ids}, format="json"
+        )
+        assert response.status_code == 200
+    admin_api.delete(
+        f"/_cms/api/content/posts/{second.pk}"
+    )  # trashed entries still carry (and would lose) it
+    listed = admin_api.get(f"{TAXONOMIES}/tag/terms").json()["data"]["items"]
+    assert [(item["slug"], item["count"]) for item in listed] == [("news", 2), ("sport", 1)]
+    assert admin_api.get(f"{TAXONOMIES}/tag/terms/sport").json()["data"]["count"] == 1
+    lonely = term(admin_api, "tag", label="Lonely")
+    assert "count" not in lonely  # writes answer with the term; its count is a read's
+    assert admin_api.get(f"{TAXONOMIES}/tag/terms/lonely").json()["data"]["count"] == 0

@@ -21,8 +21,10 @@ from apps.taxonomy.inputs import (
 from apps.taxonomy.presenters import (
     TaxonomyListOut,
     TaxonomyOut,
+    TermCountedOut,
     TermListOut,
     TermOut,
+    present_counted_term,
     present_taxonomies,
     present_taxonomy,
     present_term,
@@ -76,19 +78,23 @@ class TaxonomyViewSet(CmsViewSet):
 
 class TermViewSet(CmsViewSet):
     @endpoint(
-        "taxonomies.read", query=TermListQuery, response=paged(TermOut), summary="List a taxonomy's terms"
+        "taxonomies.read",
+        query=TermListQuery,
+        response=paged(TermCountedOut),
+        summary="List a taxonomy's terms",
     )
     def list(self, request, name: str):
         """Ordered by slug. Hierarchical taxonomies: build the tree from ``parentId``, or page through one level
-        with ``parentId`` (empty for the roots)."""
-        page = selectors.term_list(
-            actor=actor_from_request(request),
+        with ``parentId`` (empty for the roots). ``count``: the entries carrying each term."""
+        actor = actor_from_request(request)
+        page, counts = selectors.term_list_counted(
+            actor=actor,
             taxonomy=name,
             parent_id=self.query.get("parentId"),
             cursor=self.query.get("cursor"),
             limit=self.query["limit"],
         )
-        return ok(page.to_data(lambda term: present_term(term, taxonomy_name=name)))
+        return ok(page.to_data(lambda term: present_counted_term(term, taxonomy_name=name, counts=counts)))
 
     @endpoint(
         "terms.create", body=TermIn, response=TermOut, status=201, errors=(409,), summary="Create a term"
@@ -104,10 +110,12 @@ class TermViewSet(CmsViewSet):
         )
         return ok(present_term(term, taxonomy_name=name), status=201)
 
-    @endpoint("taxonomies.read", response=TermOut, summary="Get a term")
+    @endpoint("taxonomies.read", response=TermCountedOut, summary="Get a term")
     def retrieve(self, request, name: str, slug: str):
-        term = selectors.term_read(actor=actor_from_request(request), taxonomy=name, slug=slug)
-        return ok(present_term(term, taxonomy_name=name))
+        actor = actor_from_request(request)
+        term = selectors.term_read(actor=actor, taxonomy=name, slug=slug)
+        counts = selectors.term_counts(actor=actor, taxonomy=term.taxonomy, term_ids=[term.pk])
+        return ok(present_counted_term(term, taxonomy_name=name, counts=counts))
 
     @endpoint("terms.manage", body=TermUpdateIn, response=TermOut, errors=(409,), summary="Update a term")
     def update(self, request, name: str, slug: str):
