@@ -12,7 +12,6 @@ from apps.studio.views import (
     media,
     menus,
     pickers,
-    portable_text,
     revisions,
     schema,
     schema_fields,
@@ -52,11 +51,6 @@ urlpatterns = [
     path("pick/media", pickers.pick_media, name="pick-media"),
     path("pick/media/upload", pickers.pick_media_upload, name="pick-media-upload"),
     path("pick/entries", pickers.pick_entries, name="pick-entries"),
-    path(
-        "portable-text-check/<slug:collection>/<str:entry>/<slug:field>/",
-        portable_text.portable_text_check,
-        name="portable-text-check",
-    ),
     path("taxonomies/", taxonomies.taxonomy_list_page, name="taxonomies"),
     # No trailing slash, unlike a taxonomy's page: a taxonomy may be named "new" (taxonomies/new/).
     path("taxonomies/new", taxonomies.taxonomy_new, name="taxonomy-new"),
