@@ -41,5 +41,7 @@ def navigation(actor: Actor | None = None) -> list[NavItem]:
         items.append(NavItem("Sections", reverse("studio:sections"), "sections"))
     if can(actor, "schema.write"):
         items.append(NavItem("Schema", reverse("studio:schema"), "schema"))
+    if can(actor, "import.run"):
+        items.append(NavItem("Import", reverse("studio:import"), "import"))
     items.append(NavItem("Account", reverse("accounts:account"), "account"))
     return items
