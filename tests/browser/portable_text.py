@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 
 from apps.accounts.models import Role
+from tests.browser import studio as page_checks
 from tests.conftest import ApiClient
 from tests.factories import make_collection, make_token, make_user
 
@@ -29,6 +30,10 @@ class Studio:
         browser.context.add_cookies([{"name": "sessionid", "value": cookie.value, "url": browser.base_url}])
         self.page = browser.page
         self.problems: list[str] = []
+        # The shared page checks (axe, console, CSP) as every studio page has them; the page is open already, so
+        # the watch is attached to it by hand.
+        self.watch = page_checks.watch_context(browser.context)
+        self.watch.attach(self.page)
         # Errors and warnings on the console (CSP violations are reported there), uncaught errors, failed loads
         # (the browser's own favicon request aside: the CMS serves none).
         self.page.on(
@@ -54,6 +59,12 @@ class Studio:
         self.page.goto(f"/_cms/admin/content/{collection}/{entry_id}/")
         self.page.wait_for_selector(ready, state="attached")
         return self.page.eval_on_selector(ready, "textarea => textarea.value")
+
+    def check(self, name: str, **options) -> None:
+        """``check_page`` (tests/browser/studio.py) on the page as it is now."""
+        missing = page_checks.axe_available()
+        assert missing is None, missing
+        page_checks.check_page(self.page, name, watch=self.watch, **options)
 
     def save(self) -> None:
         with self.page.expect_navigation():
@@ -96,3 +107,22 @@ def new_note(studio, body: list, title: str = "Note") -> str:
     )
     assert created.status_code == 201, created.json()
     return created.json()["data"]["item"]["id"]
+
+
+SELECTION_SPANS = """async (length) => {
+  const editor = document.querySelector("textarea[data-portable-text]").portableTextEditor;
+  for (let frame = 0; frame < 300; frame++) {
+    const selection = editor.getSnapshot().context.selection;
+    if (selection && Math.abs(selection.anchor.offset - selection.focus.offset) === length) return true;
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+  }
+  return false;
+}"""
+
+
+def editor_selection_spans(page, length: int) -> None:
+    """Wait until the editor holds a selection of ``length`` characters within one span. The editor reads the page's
+    selection a moment after it changes (its selectionchange handler is throttled), and the toolbar acts on what the
+    editor holds: a test that selects with Shift+Arrow and presses Link at once would link part of it, where a person
+    pauses. Waited for frame by frame in the page, not by sleeping."""
+    assert page.evaluate(SELECTION_SPANS, length), f"the editor never held a selection of {length} characters"

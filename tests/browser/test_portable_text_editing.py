@@ -11,7 +11,12 @@ from django.conf import settings
 from playwright.sync_api import expect
 
 from apps.plugins import registry
-from tests.browser.portable_text import new_note, rich_collection, stored_body
+from tests.browser.portable_text import (
+    editor_selection_spans,
+    new_note,
+    rich_collection,
+    stored_body,
+)
 from tests.factories import make_collection
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -76,6 +81,8 @@ def test_a_plugin_block_is_inserted_from_the_menu_and_edited_through_its_form(st
     ).click()
     form = page.get_by_role("group", name="Edit Pull quote")
     assert form.get_by_label("Quotation (required)").input_value() == "Less is more."
+    # The editor page with everything the island draws (toolbar, a block's card, its form) meets the page checks.
+    studio.check("portable-text-plugin-form", mobile=True)
     form.get_by_label("Attribution").fill("")
     form.get_by_role("button", name="Apply").click()
     studio.save()
@@ -97,8 +104,10 @@ def test_a_link_to_an_entry_is_chosen_with_the_entry_search(studio):
     editable = page.get_by_role("textbox", name="Body")
     editable.click()
     page.keyboard.type("Read about us")
+    expect(editable).to_contain_text("Read about us")
     for _ in range(8):
         page.keyboard.press("Shift+ArrowLeft")
+    editor_selection_spans(page, 8)
     page.get_by_role("toolbar").get_by_role("button", name="Link", exact=True).click()
     page.get_by_role("button", name="Link to an entry").click()
     search = page.get_by_role("group", name="Link to an entry")

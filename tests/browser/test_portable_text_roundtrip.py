@@ -14,7 +14,7 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from apps.schema.models import Field
-from tests.browser.portable_text import READY, canonical, rich_collection
+from tests.browser.portable_text import READY, canonical, editor_selection_spans, rich_collection
 from tests.importer.conftest import THEME_UNIT_TEST
 from tests.importer.helpers import all_entries
 from tests.testdata import TESTDATA
@@ -138,8 +138,10 @@ def test_typing_bold_link_and_list_give_the_expected_portable_text(studio):
     page.keyboard.type(" world")
     toolbar = page.get_by_role("toolbar")
     # Select "world" and link it.
+    expect(editable).to_contain_text("Hello bold world")
     for _ in range(5):
         page.keyboard.press("Shift+ArrowLeft")
+    editor_selection_spans(page, 5)
     toolbar.get_by_role("button", name="Link", exact=True).click()
     page.get_by_label("Link address").fill("javascript:alert(1)")
     page.get_by_role("button", name="Apply link").click()
@@ -194,6 +196,7 @@ def test_the_entry_editor_page_mounts_the_editor_and_saves_untouched_rich_text_u
     page.wait_for_selector(READY, state="attached")
     assert page.get_by_role("textbox", name="Body").is_visible()
     assert "Table (kept as it is)" in page.inner_text(".pt-island")
+    studio.check("portable-text-kept-blocks", mobile=True)
     with page.expect_navigation():
         page.get_by_role("button", name="Save draft").click()
     after = studio.api.get(f"/_cms/api/content/notes/{entry_id}").json()["data"]["item"]["data"]["body"]
