@@ -9,12 +9,14 @@ from datetime import timedelta
 import pytest
 import requests
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import Actor, can
 from apps.content.services import publish_due
 from apps.taxonomy import services as taxonomy_services
-from tests.factories import make_collection, make_entry, make_token, make_user
+from tests.browser.portable_text import editor_selection_spans
+from tests.factories import make_collection, make_entry, make_token, make_user, png_bytes
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -37,6 +39,18 @@ class Rest:
         answer = self.get(f"/content/posts/{entry_id}")
         assert answer.status_code == 200, answer.text
         return answer.json()["data"]["item"]
+
+    def upload(self, filename: str, content: bytes, alt: str) -> dict:
+        """A media item uploaded as a script would (multipart ``POST /media``)."""
+        answer = requests.post(
+            f"{self.root}/media",
+            headers=self.headers,
+            files={"file": (filename, content, "image/png")},
+            data={"alt": alt},
+            timeout=10,
+        )
+        assert answer.status_code == 201, answer.text
+        return answer.json()["data"]
 
     def items(self, path: str) -> list[dict]:
         answer = self.get(path)
@@ -188,15 +202,19 @@ def test_each_role_is_offered_exactly_what_the_permission_table_allows(studio_br
 
 @pytest.fixture
 def taxonomies(posts):
+    return make_taxonomies()[0]
+
+
+def make_taxonomies():
     system = Actor.system()
     categories = taxonomy_services.taxonomy_create(
         actor=system, name="category", label="Categories", hierarchical=True, collections=["posts"]
     )
-    taxonomy_services.taxonomy_create(actor=system, name="tag", label="Tags", collections=["posts"])
+    tags = taxonomy_services.taxonomy_create(actor=system, name="tag", label="Tags", collections=["posts"])
     news = taxonomy_services.term_create(actor=system, taxonomy=categories, label="News")
     taxonomy_services.term_create(actor=system, taxonomy=categories, label="Harbour", parent_id=news.pk)
     taxonomy_services.term_create(actor=system, taxonomy=categories, label="Events")
-    return categories
+    return categories, tags
 
 
 def save(page, button: str, message: str) -> None:
@@ -380,3 +398,194 @@ def test_a_contributor_writes_but_cannot_publish_in_the_editor(studio_browser, p
     assert answer.status == 403
     assert rest["admin"].entry(entry_id)["status"] == "draft"
     assert rest["public"].get(f"/content/posts/{entry_id}").status_code == 404
+
+
+# --- the rich-text editor: the issue's story on posts whose body is Portable Text ----------------------------------
+
+
+@pytest.fixture
+def rich_posts(transactional_db):
+    posts = make_collection(
+        "posts",
+        label="Posts",
+        label_singular="Post",
+        supports=["drafts", "revisions"],
+        fields=[
+            {"slug": "title", "type": "string", "required": True},
+            {"slug": "body", "type": "portableText"},
+        ],
+    )
+    _, tags = make_taxonomies()
+    taxonomy_services.term_create(actor=Actor.system(), taxonomy=tags, label="summer")
+    return posts
+
+
+def without_keys(body: list[dict]) -> list[dict]:
+    """The document with its generated ``_key``s taken out, and each mark that names a markDef by key named by the
+    markDef's href instead: what a person made, whatever keys the editor drew."""
+    out = []
+    for block in body:
+        hrefs = {mark["_key"]: f"link:{mark['href']}" for mark in block.get("markDefs", [])}
+        shaped = {key: value for key, value in block.items() if key != "_key"}
+        if "markDefs" in block:
+            shaped["markDefs"] = [
+                {key: value for key, value in mark.items() if key != "_key"} for mark in block["markDefs"]
+            ]
+        if "children" in block:
+            shaped["children"] = [
+                {
+                    **{key: value for key, value in span.items() if key != "_key"},
+                    "marks": [hrefs.get(mark, mark) for mark in span.get("marks", [])],
+                }
+                for span in block["children"]
+            ]
+        out.append(shaped)
+    return out
+
+
+def test_an_editor_writes_a_rich_post_with_an_image_from_the_library_and_publishes_it(
+    studio_browser, rich_posts, rest
+):
+    boats = rest["admin"].upload("boats.png", png_bytes(color=(20, 60, 120)), "Boats in the harbour")
+    me = studio_browser(user=make_user(Role.EDITOR, email="editor@example.com", name="Edith Editor"))
+    page = me.page
+    page.goto(f"{POSTS}new")
+    page.locator("textarea[data-portable-text-state=ready]").wait_for(state="attached")
+    page.get_by_role("textbox", name="Title").fill("Harbour festival")
+    body = page.get_by_role("textbox", name="Body")
+    toolbar = page.get_by_role("toolbar")
+    body.click()
+
+    # A heading from the style menu, then a paragraph with a bold word and a link.
+    toolbar.get_by_label("Text style").select_option("h2")
+    expect(body).to_be_focused()
+    page.keyboard.type("Programme")
+    page.keyboard.press("Enter")
+    toolbar.get_by_label("Text style").select_option("normal")
+    page.keyboard.type("Boats, ")
+    page.keyboard.press("Control+b")
+    page.keyboard.type("music")
+    page.keyboard.press("Control+b")
+    page.keyboard.type(" and food on the quay")
+    # The editor has taken in every key before the selection grows over the last two words.
+    expect(body).to_contain_text("Boats, music and food on the quay")
+    for _ in range(8):
+        page.keyboard.press("Shift+ArrowLeft")
+    assert page.evaluate("String(window.getSelection())") == "the quay"
+    editor_selection_spans(page, 8)
+    toolbar.get_by_role("button", name="Link", exact=True).click()
+    page.get_by_label("Link address").fill("https://example.com/quay")
+    page.get_by_role("button", name="Apply link").click()
+    expect(body).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("End")
+    page.keyboard.press("Enter")
+
+    # A nested list: a bulleted item and one indented under it.
+    toolbar.get_by_role("button", name="Bulleted list").click()
+    page.keyboard.type("Music")
+    page.keyboard.press("Enter")
+    page.keyboard.type("Jazz on the pier")
+    toolbar.get_by_role("button", name="Indent list item").click()
+
+    # An image from the library: the editor opens the media dialog, the form takes what was chosen.
+    toolbar.get_by_role("button", name="Insert image").click()
+    dialog = page.get_by_role("dialog", name="Choose media")
+    dialog.get_by_role("button", name="boats.png: Boats in the harbour").click()
+    dialog.get_by_role("button", name="Choose", exact=True).click()
+    form = page.get_by_role("group", name="Insert image")
+    expect(form.get_by_label("Media id")).to_have_value(boats["id"])
+    expect(form.get_by_label("Alternative text")).to_have_value("Boats in the harbour")
+    form.get_by_role("button", name="Insert image").click()
+    expect(page.locator('.pt-card[data-block-type="image"]')).to_contain_text(f"Media {boats['id']}")
+
+    settings = page.get_by_role("complementary", name="Entry settings")
+    categories = settings.get_by_role("group", name="Categories")
+    categories.get_by_role("checkbox", name="Harbour").check()
+    categories.get_by_role("checkbox", name="Events").check()
+    settings.get_by_role("textbox", name="Tags").fill("summer, lanterns")
+    me.check("editor-rich-text", mobile=True, doc="editor-rich-text")
+    save(page, "Save draft", "Draft saved.")
+    entry_id = entry_id_of(page)
+    assert rest["public"].get(f"/content/posts/{entry_id}").status_code == 404
+    save(page, "Publish", "Published.")
+
+    expected = [
+        {"_type": "block", "style": "h2", "markDefs": [], "children": [span("Programme")]},
+        {
+            "_type": "block",
+            "style": "normal",
+            "markDefs": [{"_type": "link", "href": "https://example.com/quay"}],
+            "children": [
+                span("Boats, "),
+                span("music", "strong"),
+                span(" and food on "),
+                span("the quay", "link:https://example.com/quay"),
+            ],
+        },
+        {
+            "_type": "block",
+            "style": "normal",
+            "listItem": "bullet",
+            "level": 1,
+            "markDefs": [],
+            "children": [span("Music")],
+        },
+        {
+            "_type": "block",
+            "style": "normal",
+            "listItem": "bullet",
+            "level": 2,
+            "markDefs": [],
+            "children": [span("Jazz on the pier")],
+        },
+        {"_type": "image", "mediaId": boats["id"], "alt": "Boats in the harbour"},
+    ]
+    stored = rest["admin"].entry(entry_id)
+    assert stored["status"] == "published"
+    assert without_keys(stored["data"]["body"]) == expected
+    live = rest["public"].get(f"/content/posts/{entry_id}").json()["data"]["item"]
+    assert live["data"]["body"] == stored["data"]["body"]
+    assert sorted(term["label"] for term in stored["terms"]["category"]) == ["Events", "Harbour"]
+    assert [term["label"] for term in stored["terms"]["tag"]] == ["summer", "lanterns"]
+    tags = rest["admin"].items("/taxonomies/tag/terms")
+    assert sorted(term["label"] for term in tags) == ["lanterns", "summer"]
+
+
+def span(text: str, *marks: str) -> dict:
+    return {"_type": "span", "text": text, "marks": list(marks)}
+
+
+def test_leaving_the_editor_with_unsaved_changes_asks_first(studio_browser, rich_posts):
+    entry = make_entry(rich_posts, {"title": "Quiet story", "body": []})
+    me = studio_browser(Role.EDITOR)
+    page = me.page
+    asked = []
+
+    def answer(dialog) -> None:
+        asked.append(dialog.type)
+        dialog.dismiss()
+
+    page.on("dialog", answer)
+    page.goto(f"{POSTS}{entry.pk}/")
+    page.locator("textarea[data-portable-text-state=ready]").wait_for(state="attached")
+    dashboard = page.get_by_role("navigation").get_by_role("link", name="Dashboard")
+    # Nothing typed yet: the editor's own first write of the document is not a change.
+    dashboard.click()
+    page.wait_for_url("**/_cms/admin/")
+    assert asked == []
+    page.go_back()
+    page.locator("textarea[data-portable-text-state=ready]").wait_for(state="attached")
+
+    page.get_by_role("textbox", name="Body").click()
+    page.keyboard.type("Words not yet saved")
+    dashboard.click()
+    expect(page.get_by_role("textbox", name="Body")).to_contain_text("Words not yet saved")
+    assert asked == ["beforeunload"]
+    # Staying was the answer: still here, the words still there.
+    assert page.url.endswith(f"{POSTS}{entry.pk}/")
+
+    save(page, "Save draft", "Saved.")
+    dashboard.click()
+    page.wait_for_url("**/_cms/admin/")
+    assert asked == ["beforeunload"]
