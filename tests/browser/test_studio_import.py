@@ -75,6 +75,9 @@ def test_upload_analyse_import_and_follow_the_job_to_its_summary(
 
     page.get_by_role("link", name=re.compile(r"^Open the entry")).first.click()
     expect(page.locator("h1")).to_contain_text("Template: Password Protected")
+    # An imported entry in the editor (its body in the rich-text editor) meets the same checks as every page.
+    page.locator("textarea[data-portable-text][data-portable-text-state]").first.wait_for(state="attached")
+    me.check("import-entry")
 
     api = Client()
     api.force_login(me.user)

@@ -278,7 +278,8 @@
     const removal = wrapper?.querySelector(".media-remove input");
     const label = input.labels?.[0]?.textContent.trim() || "media";
     const preview = el("span", { class: "media-preview", "aria-live": "polite" });
-    const choose = el("button", { type: "button", text: "Choose from library", "aria-label": `Choose ${label} from library` });
+    // The visible words begin the name (WCAG 2.5.3, label in name); the field's label tells this button from others.
+    const choose = el("button", { type: "button", text: "Choose from library", "aria-label": `Choose from library for ${label}` });
     const remove = el("button", { type: "button", text: "Remove", "aria-label": `Remove ${label}` });
     const show = (item) => {
       preview.replaceChildren();
