@@ -3,6 +3,7 @@
 from django.urls import path
 
 from apps.studio.views import (
+    admin_tools,
     bulk,
     dashboard,
     editor,
@@ -10,11 +11,13 @@ from apps.studio.views import (
     entries,
     media,
     menus,
+    people,
     pickers,
     portable_text,
     revisions,
     schema,
     schema_fields,
+    site_settings,
     taxonomies,
 )
 
@@ -79,4 +82,13 @@ urlpatterns = [
     path(f"{SCHEMA}fields/new", schema_fields.field_new, name="schema-field-new"),
     path(f"{SCHEMA}fields/<slug:field>/", schema_fields.field_edit, name="schema-field"),
     path(f"{SCHEMA}fields/<slug:field>/remove", schema_fields.field_remove, name="schema-field-remove"),
+    # Administration: settings, people, plugins, the search index.
+    path("settings/", site_settings.settings_page, name="settings"),
+    path("people/", people.people_page, name="people"),
+    path("people/invite", people.people_invite, name="people-invite"),
+    path("people/<str:user_id>/role", people.person_role, name="person-role"),
+    path("people/<str:user_id>/<slug:action>", people.person_active, name="person-active"),
+    path("plugins/", admin_tools.plugins_page, name="plugins"),
+    path("plugins/<str:plugin_id>/<slug:action>", admin_tools.plugin_toggle, name="plugin-toggle"),
+    path("search/", admin_tools.search_page, name="search"),
 ]
