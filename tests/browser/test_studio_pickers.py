@@ -46,7 +46,7 @@ def test_media_dialog_searches_chooses_by_keyboard_and_uploads(browser, base_url
     page.goto("/_cms/admin/media/")
     page.evaluate(FIELDS)
 
-    page.get_by_role("button", name="Choose Hero image from library").click()
+    page.get_by_role("button", name="Choose from library for Hero image").click()
     dialog = page.get_by_role("dialog", name="Choose media")
     dialog.get_by_label("Search media").fill("harbour")
     tile = dialog.get_by_role("button", name="harbour.png: Boats")
