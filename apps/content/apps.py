@@ -24,6 +24,8 @@ class ContentConfig(AppConfig):
                 "content.delete": Rule("content:write", Role.CONTRIBUTOR, any_role=Role.EDITOR),
                 "content.delete_permanent": Rule("content:write", Role.ADMIN),
                 "bylines.manage": Rule("content:write", Role.EDITOR),
+                # Where a media item is used: the entries listed include drafts, hence the drafts reader's role.
+                "media.usages": Rule("content:read", Role.CONTRIBUTOR),
                 # Converting pasted HTML to Portable Text writes nothing, but only those who write content paste.
                 "content.convert": Rule("content:write", Role.CONTRIBUTOR),
             }

@@ -232,3 +232,11 @@ class BylineIn(Input):
     )
     bio: Text = None
     email: EmailOrBlank = None
+
+
+class MediaUsagesQuery(Input):
+    limit: int = Field(100, ge=1, le=500, description="At most this many entries, 1-500.")
+
+
+class MediaUsagesIn(MediaUsagesQuery):
+    id: Str = Field(max_length=26, description="The media item's id.")

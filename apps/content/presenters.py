@@ -18,7 +18,7 @@ import orjson
 from pydantic import Field, RootModel
 
 from apps.content.models import Byline, Entry, Revision, Status
-from apps.content.selectors import Comparison, Entries
+from apps.content.selectors import Comparison, Entries, MediaUsages
 from apps.core.pagination import Page
 from apps.core.portabletext_markdown import portable_text_to_markdown
 from apps.core.shapes import Timestamp, TypedDict
@@ -358,4 +358,48 @@ def present_byline(byline: Byline) -> BylineOut:
         "email": byline.email,
         "createdAt": iso(byline.created_at),
         "updatedAt": iso(byline.updated_at),
+    }
+
+
+class MediaUsageOut(TypedDict):
+    entryId: str
+    collection: Annotated[str, Field(description="The collection's slug.")]
+    collectionLabel: str
+    slug: str
+    locale: str
+    title: Annotated[str, Field(description="The entry's title field (its working copy), else its slug.")]
+    status: StatusName
+    trashed: bool
+    fields: Annotated[list[str], Field(description="Slugs of the fields that reference the media item.")]
+    versions: Annotated[
+        list[Literal["draft", "live"]],
+        Field(
+            description="Where the reference is: the working copy (draft), the published version (live), or both."
+        ),
+    ]
+
+
+class MediaUsagesOut(TypedDict):
+    items: list[MediaUsageOut]
+    truncated: Annotated[bool, Field(description="More entries use it than the limit allowed to list.")]
+
+
+def present_media_usages(usages: MediaUsages) -> MediaUsagesOut:
+    return {
+        "items": [
+            {
+                "entryId": usage.id,
+                "collection": usage.collection,
+                "collectionLabel": usage.collection_label,
+                "slug": usage.slug,
+                "locale": usage.locale,
+                "title": usage.title,
+                "status": usage.status,
+                "trashed": usage.trashed,
+                "fields": usage.fields,
+                "versions": usage.versions,
+            }
+            for usage in usages.items
+        ],
+        "truncated": usages.truncated,
     }

@@ -20,6 +20,7 @@ from apps.content.inputs import (
     ContentScheduleIn,
     ContentUpdateIn,
     EntryIn,
+    MediaUsagesIn,
     RevisionListIn,
     RevisionRestoreIn,
     TrashListIn,
@@ -27,12 +28,14 @@ from apps.content.inputs import (
 from apps.content.presenters import (
     CompareOut,
     EntryWithRevOut,
+    MediaUsagesOut,
     RevisionPageOut,
     TranslationsOut,
     portable_text_as_markdown,
     present_comparison,
     present_entry_page,
     present_entry_with_rev,
+    present_media_usages,
     present_revision_page,
     present_translations,
 )
@@ -405,3 +408,19 @@ def revision_restore(actor, args: RevisionRestoreIn) -> EntryWithRevOut:
     """
     revision = selectors.revision_get(revision_id=args.revisionId)
     return _written(services.revision_restore(actor=actor, revision=revision))
+
+
+@tool(
+    "media_usages",
+    title="Where a media item is used",
+    operation="media.usages",
+    input=MediaUsagesIn,
+    read_only=True,
+)
+def media_usages(actor, args: MediaUsagesIn) -> MediaUsagesOut:
+    """List the entries (live or trashed) whose image or file fields or Portable Text reference a media item: check
+    this before media_delete, which leaves those references pointing at nothing.
+
+    Returns {items: [{entryId, collection, title, status, trashed, fields, versions}], truncated}.
+    """
+    return present_media_usages(selectors.media_usages(actor=actor, media_id=args.id, limit=args.limit))

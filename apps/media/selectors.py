@@ -28,11 +28,13 @@ def media_list(
     search: str | None = None,
     cursor: str | None = None,
     limit: int = 20,
+    with_author: bool = False,
 ) -> Page[MediaItem]:
     """``search``: items whose filename, alt text or caption contains it, ignoring case (a picker's search box; the
-    library is small next to entries, so no index beyond the scan of one table)."""
+    library is small next to entries, so no index beyond the scan of one table). ``with_author``: each item's
+    uploader in the same query, for pages that name them."""
     authorize(actor, "media.read")
-    items = MediaItem.objects.all()
+    items = MediaItem.objects.select_related("author") if with_author else MediaItem.objects.all()
     if mime_type:
         # A prefix filter (SPEC §4.3): "image/" or "image" for every image, "image/png" for PNGs only.
         items = items.filter(mime_type__startswith=mime_type)
@@ -46,8 +48,13 @@ def media_list(
     return keyset_page(items, keys=ORDER, cursor=cursor, limit=limit, scope=scope)
 
 
-def media_read(*, actor: Actor | None, media_id: str) -> MediaItem:
+def media_read(*, actor: Actor | None, media_id: str, with_author: bool = False) -> MediaItem:
     authorize(actor, "media.read")
+    if with_author:
+        item = MediaItem.objects.select_related("author").filter(pk=media_id).first()
+        if item is None:
+            raise NotFound(f"No media item {media_id}.")
+        return item
     return media_get(media_id=media_id)
 
 

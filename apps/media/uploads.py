@@ -9,7 +9,7 @@ temporary file) still store them. ``UploadLimitMixin`` installs it on a viewset 
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.files.uploadhandler import FileUploadHandler
+from django.core.files.uploadhandler import FileUploadHandler, SkipFile
 
 from apps.media.errors import MediaTooLarge
 
@@ -18,14 +18,28 @@ MULTIPART_OVERHEAD = 64 * 1024
 
 
 class UploadLimitHandler(FileUploadHandler):
-    def __init__(self, request=None, limit: int | None = None):
+    """``per_file``: the limit applies to each file of the body (a form sending several), not to all of them; a file
+    over it is skipped (the rest of its bytes are read and dropped) and its name kept in ``oversize``, so that the
+    others still arrive and the page can say which one was too large."""
+
+    def __init__(self, request=None, limit: int | None = None, per_file: bool = False):
         super().__init__(request)
         self.limit = limit
+        self.per_file = per_file
         self.received = 0
+        self.oversize: list[str] = []
+
+    def new_file(self, *args, **kwargs):
+        if self.per_file:
+            self.received = 0
+        return super().new_file(*args, **kwargs)
 
     def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes:
         self.received += len(raw_data)
         limit = self.limit if self.limit is not None else settings.CMS_MAX_UPLOAD_BYTES
+        if self.received > limit and self.per_file:
+            self.oversize.append(self.file_name)
+            raise SkipFile()
         if self.received > limit:
             raise MediaTooLarge(
                 f"The upload exceeds the limit of {limit} bytes.", details={"file": f"At most {limit} bytes."}
@@ -37,11 +51,14 @@ class UploadLimitHandler(FileUploadHandler):
         return None
 
 
-def limit_uploads(request, limit: int) -> None:
-    """Stop reading ``request``'s multipart body once its files pass ``limit`` bytes. Call it before anything reads
-    the body (a CSRF check reads the form)."""
-    if request.content_type.startswith("multipart/"):
-        request.upload_handlers.insert(0, UploadLimitHandler(request, limit=limit))
+def limit_uploads(request, limit: int, *, per_file: bool = False) -> UploadLimitHandler | None:
+    """Stop reading ``request``'s multipart body once its files pass ``limit`` bytes (``per_file``: skip each file
+    that does). Call it before anything reads the body (a CSRF check reads the form)."""
+    if not request.content_type.startswith("multipart/"):
+        return None
+    handler = UploadLimitHandler(request, limit=limit, per_file=per_file)
+    request.upload_handlers.insert(0, handler)
+    return handler
 
 
 def refuse_declared_oversize(request, limit: int) -> None:

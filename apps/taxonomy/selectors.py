@@ -78,6 +78,22 @@ def term_list(
     return keyset_page(terms, keys=TERM_ORDER, cursor=cursor, limit=limit, scope=f"terms:{target.pk}")
 
 
+def term_list_counted(
+    *,
+    actor: Actor | None,
+    taxonomy: str,
+    parent_id: str | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
+) -> tuple[Page[Term], dict[str, int]]:
+    """``term_list`` with how many entries carry each term of the page (``term_counts``): what every face lists."""
+    page = term_list(actor=actor, taxonomy=taxonomy, parent_id=parent_id, cursor=cursor, limit=limit)
+    counts = term_counts(
+        actor=actor, taxonomy=taxonomy_get(name=taxonomy), term_ids=[term.pk for term in page.items]
+    )
+    return page, counts
+
+
 def term_read(*, actor: Actor | None, taxonomy: str, slug: str) -> Term:
     authorize(actor, "taxonomies.read")
     return term_get(taxonomy=taxonomy_get(name=taxonomy), slug=slug)

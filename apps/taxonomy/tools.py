@@ -10,6 +10,7 @@ from apps.taxonomy.presenters import (
     TaxonomyListOut,
     TaxonomyOut,
     TermOut,
+    present_counted_term,
     present_taxonomies,
     present_taxonomy,
     present_term,
@@ -32,15 +33,16 @@ def taxonomy_list(actor, args: NoArguments) -> TaxonomyListOut:
     "taxonomy_list_terms", title="List terms", operation="taxonomies.read", input=TermListIn, read_only=True
 )
 def taxonomy_list_terms(actor, args: TermListIn) -> dict:
-    """List a taxonomy's terms by slug: id, slug, label, parentId (null for top-level terms), description.
-    parentId keeps one level of a hierarchical taxonomy: a term's children, or "" for the top-level terms.
+    """List a taxonomy's terms by slug: id, slug, label, parentId (null for top-level terms), description, count
+    (the entries carrying the term). parentId keeps one level of a hierarchical taxonomy: a term's children, or ""
+    for the top-level terms.
 
     Returns {items, nextCursor}.
     """
-    page = selectors.term_list(
+    page, counts = selectors.term_list_counted(
         actor=actor, taxonomy=args.taxonomy, parent_id=args.parentId, cursor=args.cursor, limit=args.limit
     )
-    return page.to_data(lambda term: present_term(term, taxonomy_name=args.taxonomy))
+    return page.to_data(lambda term: present_counted_term(term, taxonomy_name=args.taxonomy, counts=counts))
 
 
 @tool("taxonomy_create_term", title="Create a term", operation="terms.create", input=TermCreateIn)

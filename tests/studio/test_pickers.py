@@ -211,8 +211,8 @@ def test_the_media_library_page_searches(library):
     assert response.status_code == 200
     html = response.content.decode()
     assert '<input type="search" id="media-search" name="q" value="harbour"' in html
-    assert "<figcaption>harbour.png<br>" in html
-    assert "<figcaption>b.png<br>" in html
+    assert '<span class="name">harbour.png</span>' in html
+    assert '<span class="name">b.png</span>' in html
     assert "peak.png" not in html and "harbour-fees.pdf" not in html
     none = signed_in(Role.AUTHOR).get("/_cms/admin/media/", {"q": "zebra"}).content.decode()
     assert "No media matches “zebra”." in none

@@ -1,6 +1,12 @@
 from django.urls import path
 
-from apps.content.api.views import BylineViewSet, EntryViewSet, PortableTextViewSet, RevisionViewSet
+from apps.content.api.views import (
+    BylineViewSet,
+    EntryViewSet,
+    MediaUsagesView,
+    PortableTextViewSet,
+    RevisionViewSet,
+)
 
 ENTRY = "content/<str:collection>/<str:ref>"
 
@@ -31,6 +37,8 @@ urlpatterns = [
     path(f"{ENTRY}/revisions", entry_action("get", "revisions")),
     path("revisions/<str:pk>", RevisionViewSet.as_view({"get": "retrieve"})),
     path("revisions/<str:pk>/restore", RevisionViewSet.as_view({"post": "restore"})),
+    # Content knows the entries, so it answers where a media item is used (media sits below content).
+    path("media/<str:pk>/usages", MediaUsagesView.as_view()),
     path("portable-text/from-html", PortableTextViewSet.as_view({"post": "from_html"})),
     path("bylines", BylineViewSet.as_view({"get": "list", "post": "create"})),
     path(

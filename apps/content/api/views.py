@@ -15,6 +15,7 @@ from apps.content.inputs import (
     EntryGetQuery,
     EntryListQuery,
     EntryUpdateIn,
+    MediaUsagesQuery,
     PageQuery,
     PortableTextFromHtmlIn,
     PublishIn,
@@ -27,6 +28,7 @@ from apps.content.presenters import (
     CompareOut,
     EntryOut,
     EntryWithRevOut,
+    MediaUsagesOut,
     PortableTextOut,
     RevisionOut,
     RevisionPageOut,
@@ -35,12 +37,13 @@ from apps.content.presenters import (
     present_comparison,
     present_entry_page,
     present_entry_with_rev,
+    present_media_usages,
     present_portable_text,
     present_revision,
     present_revision_page,
     present_translations,
 )
-from apps.core.api.views import CmsViewSet, endpoint, ok
+from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
 from apps.core.errors import NotFound, ValidationError
 from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.core.shapes import paged
@@ -336,6 +339,23 @@ class BylineViewSet(CmsViewSet):
     def destroy(self, request, pk: str):
         services.byline_delete(actor=actor_from_request(request), byline=selectors.byline_get(byline_id=pk))
         return ok(SUCCESS)
+
+
+class MediaUsagesView(CmsAPIView):
+    @endpoint(
+        "media.usages",
+        query=MediaUsagesQuery,
+        response=MediaUsagesOut,
+        summary="Entries that use a media item",
+    )
+    def get(self, request, pk: str):
+        """The entries, live or trashed, whose image or file fields or Portable Text (image, gallery, cover, video,
+        audio and file blocks) reference the media item, latest edited first: what deleting it would leave
+        pointing at nothing. 404 for an unknown media item."""
+        usages = selectors.media_usages(
+            actor=actor_from_request(request), media_id=pk, limit=self.query["limit"]
+        )
+        return ok(present_media_usages(usages))
 
 
 class PortableTextViewSet(CmsViewSet):

@@ -87,17 +87,12 @@ class TermViewSet(CmsViewSet):
         """Ordered by slug. Hierarchical taxonomies: build the tree from ``parentId``, or page through one level
         with ``parentId`` (empty for the roots). ``count``: the entries carrying each term."""
         actor = actor_from_request(request)
-        page = selectors.term_list(
+        page, counts = selectors.term_list_counted(
             actor=actor,
             taxonomy=name,
             parent_id=self.query.get("parentId"),
             cursor=self.query.get("cursor"),
             limit=self.query["limit"],
-        )
-        counts = selectors.term_counts(
-            actor=actor,
-            taxonomy=selectors.taxonomy_get(name=name),
-            term_ids=[term.pk for term in page.items],
         )
         return ok(page.to_data(lambda term: present_counted_term(term, taxonomy_name=name, counts=counts)))
 
