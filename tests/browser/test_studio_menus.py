@@ -153,12 +153,22 @@ def test_menus_list_editor_and_delete_confirmation(studio_browser, menu):
     menu_services.menu_item_create(
         actor=system,
         menu=menu,
-        values={"type": "content", "reference_collection": "pages", "reference_id": contact.pk, "parent_id": home.pk},
+        values={
+            "type": "content",
+            "reference_collection": "pages",
+            "reference_id": contact.pk,
+            "parent_id": home.pk,
+        },
     )
     menu_services.menu_item_create(
         actor=system,
         menu=menu,
-        values={"type": "content", "label": "Summer offer", "reference_collection": "pages", "reference_id": gone.pk},
+        values={
+            "type": "content",
+            "label": "Summer offer",
+            "reference_collection": "pages",
+            "reference_id": gone.pk,
+        },
     )
     content_services.entry_trash(actor=system, entry=gone)
     menu_services.menu_create(actor=system, name="footer", label="Footer links")

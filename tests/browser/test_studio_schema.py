@@ -24,7 +24,9 @@ def admin(studio_browser):
 
 
 def test_add_a_select_field_with_only_its_settings_shown(studio_browser, transactional_db):
-    make_collection("posts", label="Posts", fields=[("title", "string")], supports=["drafts", "revisions", "search"])
+    make_collection(
+        "posts", label="Posts", fields=[("title", "string")], supports=["drafts", "revisions", "search"]
+    )
     make_collection("pages", label="Pages", fields=[("title", "string"), ("body", "portableText")])
     me = admin(studio_browser)
     page = me.page

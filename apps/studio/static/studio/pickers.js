@@ -278,7 +278,8 @@
     const removal = wrapper?.querySelector(".media-remove input");
     const label = input.labels?.[0]?.textContent.trim() || "media";
     const preview = el("span", { class: "media-preview", "aria-live": "polite" });
-    const choose = el("button", { type: "button", text: "Choose from library", "aria-label": `Choose ${label} from library` });
+    // The name starts with the visible words, so that speech input ("click Choose from library") finds the button.
+    const choose = el("button", { type: "button", text: "Choose from library", "aria-label": `Choose from library: ${label}` });
     const remove = el("button", { type: "button", text: "Remove", "aria-label": `Remove ${label}` });
     const show = (item) => {
       preview.replaceChildren();
