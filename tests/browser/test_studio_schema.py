@@ -63,6 +63,8 @@ def test_add_a_select_field_with_only_its_settings_shown(studio_browser, transac
     page.get_by_label("Allowed values").fill("happy\nsad\nangry")
     page.get_by_label("Default value").fill("sad")
     page.get_by_label("Required", exact=True).check()
+    # The picture shows the form from its top: the label, the slug as checked, the type and its settings.
+    page.evaluate("window.scrollTo(0, 0)")
     me.check("schema-field-form", doc="schema-field-form")
     page.get_by_role("button", name="Add field").click()
 
@@ -120,9 +122,10 @@ def test_collection_forms_and_the_confirmations(studio_browser, transactional_db
     page = me.page
     page.goto("/_cms/admin/schema/")
     page.get_by_role("link", name="New collection").click()
+    # check() waits for the page's load, so schema.js listens by the time the label is typed.
+    me.check("schema-collection-new", mobile=True)
     page.locator("#c-label").fill("Recipes")
     expect(page.locator("#c-slug")).to_have_value("recipes")
-    me.check("schema-collection-new", mobile=True)
     page.get_by_role("button", name="Create collection").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Recipes")
     me.check("schema-collection-empty")
