@@ -53,6 +53,11 @@ class BlockType:
     description: str = ""
     # "core", or the id of the plugin that contributes it.
     source: str = "core"
+    # What an editor may fill in: a JSON Schema object ({type: "object", title, properties: {name: {type, title,
+    # description, enum, default, minimum, maximum}}, required: [...]}). The studio's rich-text editor draws a form
+    # from its string, number, integer and boolean properties (enum: a choice); other properties keep their default
+    # or stored value. Validation stays with ``validate``.
+    schema: dict | None = None
 
 
 _TYPES: dict[str, BlockType] = {}

@@ -45,6 +45,23 @@ def plugin_get(*, plugin_id: str) -> PluginView:
     return PluginView(entry, PluginState.objects.filter(plugin_id=plugin_id).first())
 
 
+def editor_block_types() -> list[dict]:
+    """The block types enabled plugins contribute, as the rich-text editor needs them to offer an insert menu and a
+    form: name, title, description and the declared JSON Schema of their fields. Like the validator's list of known
+    types, this is schema, not content: any signed-in studio page may show it."""
+    return [
+        {
+            "name": block_type.name,
+            "title": (block_type.schema or {}).get("title") or block_type.name,
+            "description": block_type.description,
+            "plugin": entry.id,
+            "schema": block_type.schema or {"type": "object", "properties": {}},
+        }
+        for entry in registry.active()
+        for block_type in entry.block_types
+    ]
+
+
 def audit_list(
     *,
     actor: Actor | None,

@@ -116,6 +116,10 @@ def initial_state(fields: list[Field], data: dict, zone: zoneinfo.ZoneInfo) -> d
             state[name] = repr(value)
         else:
             state[name] = "" if value is None else str(value)
+        if kind in ("string", "text"):
+            # An empty box clears the field, but a stored "" (an imported entry without a title) is a value:
+            # remember it, so saving an untouched form keeps it instead of clearing the field.
+            state[control(slug, "set")] = "1" if value == "" else ""
         if kind == "multiSelect":
             state[control(slug, "was")] = json.dumps(state[name])
     return state
@@ -182,6 +186,8 @@ def _value(definition: Field, state: dict[str, Any], zone: zoneinfo.ZoneInfo) ->
     if kind == "text":
         # Browsers send line breaks as CRLF; stored text uses LF.
         raw = raw.replace("\r\n", "\n")
+    if raw == "" and kind in ("string", "text") and state.get(control(slug, "set")) == "1":
+        return ""
     if raw == "" or (kind not in ("string", "text") and not raw.strip()):
         return None
     if kind in ("number", "integer"):

@@ -1,5 +1,5 @@
-"""The studio's navigation shell: the dashboard, each collection by its label, media, taxonomies and menus (for those
-the permission table lets read them), the account."""
+"""The studio's navigation shell: the dashboard, each collection by its label, media, taxonomies, menus, widgets and
+sections (for those the permission table lets read them), the account."""
 
 from __future__ import annotations
 
@@ -35,6 +35,10 @@ def navigation(actor: Actor | None = None) -> list[NavItem]:
         items.append(NavItem("Taxonomies", reverse("studio:taxonomies"), "taxonomies"))
     if can(actor, "menus.read"):
         items.append(NavItem("Menus", reverse("studio:menus"), "menus"))
+    if can(actor, "widgets.read"):
+        items.append(NavItem("Widgets", reverse("studio:widgets"), "widgets"))
+    if can(actor, "sections.read"):
+        items.append(NavItem("Sections", reverse("studio:sections"), "sections"))
     if can(actor, "schema.write"):
         items.append(NavItem("Schema", reverse("studio:schema"), "schema"))
     if can(actor, "import.run"):

@@ -12,11 +12,12 @@ from apps.studio.views import (
     media,
     menus,
     pickers,
-    portable_text,
     revisions,
     schema,
     schema_fields,
+    sections,
     taxonomies,
+    widgets,
 )
 
 app_name = "studio"
@@ -52,11 +53,6 @@ urlpatterns = [
     path("pick/media", pickers.pick_media, name="pick-media"),
     path("pick/media/upload", pickers.pick_media_upload, name="pick-media-upload"),
     path("pick/entries", pickers.pick_entries, name="pick-entries"),
-    path(
-        "portable-text-check/<slug:collection>/<str:entry>/<slug:field>/",
-        portable_text.portable_text_check,
-        name="portable-text-check",
-    ),
     path("taxonomies/", taxonomies.taxonomy_list_page, name="taxonomies"),
     # No trailing slash, unlike a taxonomy's page: a taxonomy may be named "new" (taxonomies/new/).
     path("taxonomies/new", taxonomies.taxonomy_new, name="taxonomy-new"),
@@ -72,6 +68,21 @@ urlpatterns = [
     path("menus/<str:name>/items/<str:item_id>/delete", menus.menu_item_delete, name="menu-item-delete"),
     path("menus/<str:name>/move", menus.menu_item_move, name="menu-move"),
     path("menus/<str:name>/order", menus.menu_order, name="menu-order"),
+    # Widget areas: an area's name is lowercase letters, digits, - and _, a widget's id a ULID with a trailing slash,
+    # so an area named "new" and a widget never take each other's address.
+    path("widgets/", widgets.widget_areas_page, name="widgets"),
+    path("widgets/<str:name>/edit", widgets.widget_area_edit, name="widget-area-edit"),
+    path("widgets/<str:name>/delete", widgets.widget_area_delete, name="widget-area-delete"),
+    path("widgets/<str:name>/new", widgets.widget_new, name="widget-new"),
+    path("widgets/<str:name>/move", widgets.widget_move, name="widget-move"),
+    path("widgets/<str:name>/order", widgets.widget_order, name="widget-order"),
+    path("widgets/<str:name>/<str:widget_id>/", widgets.widget_edit, name="widget-edit"),
+    path("widgets/<str:name>/<str:widget_id>/delete", widgets.widget_delete, name="widget-delete"),
+    # Sections: "new" has no trailing slash, so a section whose slug is "new" stays reachable.
+    path("sections/", sections.section_list_page, name="sections"),
+    path("sections/new", sections.section_new, name="section-new"),
+    path("sections/<str:slug>/", sections.section_edit, name="section"),
+    path("sections/<str:slug>/delete", sections.section_delete, name="section-delete"),
     # The schema builder. "new" and the downloads have no trailing slash, so a collection named "new" stays reachable.
     path("schema/", schema.schema_home, name="schema"),
     path("schema/new", schema.collection_new, name="schema-collection-new"),

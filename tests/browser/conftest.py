@@ -129,3 +129,7 @@ def studio_browser(chromium, base_url):
     yield open_as
     for context in opened:
         context.close()
+
+
+# The rich-text editor's tests share a signed-in studio on the entry editor page (tests/browser/portable_text.py).
+from tests.browser.portable_text import studio  # noqa: E402, F401

@@ -1,8 +1,8 @@
 """The rich-text editor loses nothing (issue 19): every Portable Text document the REST API accepts, loaded into the
 editor island in real Chromium and saved without an edit, is stored again byte for byte; typing, bold, a link and a
-list give the Portable Text they should. The page is the studio's one-field editor page (apps/studio/views/
-portable_text.py): the stored value rendered into a textarea, the island mounted on it, the form saved through the
-entry service."""
+list give the Portable Text they should. The page is the real entry editor (/_cms/admin/content/<collection>/<id>/):
+the stored value rendered into the field's textarea, the island mounted on it, "Save draft" saving the whole form
+through the entry service; a save without edits also records no revision."""
 
 from __future__ import annotations
 
@@ -11,24 +11,15 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from django.test import Client
 from playwright.sync_api import expect
 
-from apps.accounts.models import Role
 from apps.schema.models import Field
-from tests.conftest import ApiClient
-from tests.factories import make_collection, make_token, make_user
+from tests.browser.portable_text import READY, canonical, rich_collection
 from tests.importer.conftest import THEME_UNIT_TEST
 from tests.importer.helpers import all_entries
 from tests.testdata import TESTDATA
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-READY = "textarea[data-portable-text][data-portable-text-state=ready]"
-
-
-def canonical(value) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 def fixture_documents() -> list[tuple[str, list]]:
@@ -59,65 +50,6 @@ def fixture_documents() -> list[tuple[str, list]]:
     return found
 
 
-class Studio:
-    """A signed-in browser on the editor page, collecting console errors and CSP violations."""
-
-    def __init__(self, browser, user):
-        client = Client()
-        client.force_login(user)
-        cookie = client.cookies["sessionid"]
-        browser.context.add_cookies([{"name": "sessionid", "value": cookie.value, "url": browser.base_url}])
-        self.page = browser.page
-        self.problems: list[str] = []
-        # Errors and warnings on the console (CSP violations are reported there), uncaught errors, failed loads
-        # (the browser's own favicon request aside: the CMS serves none).
-        self.page.on(
-            "console",
-            lambda message: (
-                message.type in ("error", "warning")
-                and not message.text.startswith("Failed to load resource")
-                and self.problems.append(message.text)
-            ),
-        )
-        self.page.on("pageerror", lambda error: self.problems.append(str(error)))
-        self.page.on(
-            "response",
-            lambda response: (
-                response.status >= 400
-                and not response.url.endswith("/favicon.ico")
-                and self.problems.append(f"{response.status} {response.url}")
-            ),
-        )
-
-    def open(self, collection: str, entry_id: str, field: str) -> str:
-        self.page.goto(f"/_cms/admin/portable-text-check/{collection}/{entry_id}/{field}/")
-        self.page.wait_for_selector(READY, state="attached")
-        return self.page.eval_on_selector(READY, "textarea => textarea.value")
-
-    def save(self) -> None:
-        with self.page.expect_navigation():
-            self.page.get_by_role("button", name="Save", exact=True).click()
-        assert "saved." in self.page.inner_text(".notices"), self.page.content()[:2000]
-
-
-@pytest.fixture
-def studio(browser, base_url, transactional_db):
-    browser.base_url = base_url
-    admin = make_user(Role.ADMIN)
-    _, raw = make_token(admin, ["admin"])
-    api = ApiClient().as_token(raw)
-    opened = Studio(browser, admin)
-    opened.api = api
-    return opened
-
-
-def rich_collection():
-    return make_collection(
-        "notes",
-        fields=[{"slug": "title", "type": "string"}, {"slug": "body", "type": "portableText"}],
-    )
-
-
 def first_difference(before: list, after) -> str:
     """The first block that differs, both ways, for a failure message that shows what went wrong."""
     after = after if isinstance(after, list) else [after]
@@ -131,9 +63,9 @@ def first_difference(before: list, after) -> str:
 
 def round_trip(studio, collection: str, entry_id: str, field: str, label: str) -> list[str]:
     """Load, save untouched, compare; the differences found (empty when lossless)."""
-    before = studio.api.get(f"/_cms/api/content/{collection}/{entry_id}").json()["data"]["item"]["data"][
-        field
-    ]
+    whole = studio.api.get(f"/_cms/api/content/{collection}/{entry_id}").json()["data"]["item"]["data"]
+    before = whole[field]
+    revisions = studio.revisions(collection, entry_id)
     shown = studio.open(collection, entry_id, field)
     failures = []
     if shown.strip() and canonical(json.loads(shown)) != canonical(before):
@@ -141,9 +73,15 @@ def round_trip(studio, collection: str, entry_id: str, field: str, label: str) -
             f"{label}: the editor rewrote the value before any edit; {first_difference(before, json.loads(shown))}"
         )
     studio.save()
-    after = studio.api.get(f"/_cms/api/content/{collection}/{entry_id}").json()["data"]["item"]["data"][field]
+    saved = studio.api.get(f"/_cms/api/content/{collection}/{entry_id}").json()["data"]["item"]["data"]
+    after = saved[field]
     if canonical(after) != canonical(before):
         failures.append(f"{label}: a save without edits changed it; {first_difference(before, after)}")
+    elif studio.revisions(collection, entry_id) != revisions:
+        changed = sorted(
+            key for key in {*whole, *saved} if canonical(whole.get(key)) != canonical(saved.get(key))
+        )
+        failures.append(f"{label}: a save without edits recorded a revision (changed: {changed})")
     return failures
 
 

@@ -321,6 +321,32 @@ def test_values_stored_through_rest_survive_an_unchanged_save(kitchen, posts_col
     assert revision_count(admin_api, "kitchen", entry_id) == revisions
 
 
+def test_a_string_without_a_value_stays_without_one_and_an_empty_one_stays_empty(kitchen, editor, admin_api):
+    """An empty box is either "no value" or "": an untouched save keeps whichever was stored (an imported entry
+    with an empty title), and clearing a box that had text clears the field, as before."""
+    created = admin_api.post(
+        "/_cms/api/content/kitchen", {"data": {"title": "Sink", "body": ""}}, format="json"
+    )
+    assert created.status_code == 201
+    entry_id = created.json()["data"]["item"]["id"]
+    data = created.json()["data"]["item"]["data"]
+    assert "code" not in data and data["body"] == ""
+    revisions = revision_count(admin_api, "kitchen", entry_id)
+    values = form_values(editor.get(edit_url("kitchen", entry_id)).content.decode())
+    assert submit(editor, edit_url("kitchen", entry_id), values, _action="save").status_code == 302
+    assert rest_entry(admin_api, "kitchen", entry_id)["item"]["data"] == data
+    assert revision_count(admin_api, "kitchen", entry_id) == revisions
+    values = form_values(editor.get(edit_url("kitchen", entry_id)).content.decode())
+    response = submit(editor, edit_url("kitchen", entry_id), values, **{"f-code": "ABC", "_action": "save"})
+    assert response.status_code == 302
+    values = form_values(editor.get(edit_url("kitchen", entry_id)).content.decode())
+    assert (
+        submit(editor, edit_url("kitchen", entry_id), values, **{"f-code": "", "_action": "save"}).status_code
+        == 302
+    )
+    assert "code" not in rest_entry(admin_api, "kitchen", entry_id)["item"]["data"]
+
+
 def test_service_errors_are_shown_next_to_their_fields_with_400(kitchen, editor, admin_api):
     values = form_values(editor.get(f"{STUDIO}/kitchen/new").content.decode())
     response = submit(

@@ -54,6 +54,16 @@ class CalloutPlugin(Plugin):
                 validate_callout,
                 text=callout_text,
                 description="A highlighted note: tone (info, tip, warning, danger), title, content (Portable Text).",
+                schema={
+                    "type": "object",
+                    "title": "Callout",
+                    "properties": {
+                        "tone": {"type": "string", "title": "Tone", "enum": list(TONES), "default": "info"},
+                        "title": {"type": "string", "title": "Title"},
+                        "content": {"type": "array", "title": "Content", "default": []},
+                    },
+                    "required": ["tone"],
+                },
             )
         ]
 

@@ -26,7 +26,8 @@ from apps.core.errors import CmsError, Conflict, ValidationError
 from apps.core.timefmt import parse_iso
 from apps.media.presenters import present_media
 from apps.media.selectors import media_by_ids
-from apps.schema.selectors import collection_for_read, title_field
+from apps.plugins.selectors import editor_block_types
+from apps.schema.selectors import collection_for_read, collections_for_read, title_field
 from apps.site.selectors import site_settings
 from apps.studio import editor_fields as fields_ui
 from apps.studio import editor_panel as panel
@@ -149,6 +150,7 @@ class Editor:
             "locales": settings.CMS_LOCALES,
             "translations": panel.translations(self.actor, self.collection, entry) if entry else None,
             "conflict": conflict,
+            **self._rich_text_context(),
             "stashed": self._stashed() if status == 200 and conflict is None and not self.errors else None,
         }
         if entry is not None:
@@ -164,6 +166,19 @@ class Editor:
             section=f"collection:{self.collection.slug}",
             status=status,
         )
+
+    def _rich_text_context(self) -> dict:
+        """What the rich-text editor needs besides the value: the block types plugins add (with their fields'
+        schema), and the collections a link to an entry may point into (searched by the entry picker)."""
+        if not any(item.type == "portableText" for item in self.fields):
+            return {"block_types_json": "", "link_collections_json": ""}
+        collections = [
+            {"slug": item.slug, "label": item.label or item.slug} for item in collections_for_read()
+        ]
+        return {
+            "block_types_json": orjson.dumps(editor_block_types()).decode(),
+            "link_collections_json": orjson.dumps(collections).decode(),
+        }
 
     def _title(self) -> str:
         key = title_field(self.collection)

@@ -9,16 +9,18 @@ import {
   useEditor,
 } from '@portabletext/editor'
 import { EventListenerPlugin, NodePlugin } from '@portabletext/editor/plugins'
+import { MarkdownShortcutsPlugin } from '@portabletext/plugin-markdown-shortcuts'
 import { useEffect, useMemo, useRef, useState } from 'react'
-import { DECORATORS, STYLES } from './lossless.js'
+import { DECORATORS, safeHref, STYLES } from './lossless.js'
 import { ObjectCard, ObjectForm } from './objects.jsx'
+import { newBlock, PluginForm } from './plugins.jsx'
 import { fromHtml } from './paste.js'
 import { Toolbar } from './toolbar.jsx'
 
 const TAGS = { h1: 'h1', h2: 'h2', h3: 'h3', h4: 'h4', h5: 'h5', h6: 'h6', blockquote: 'blockquote' }
 const MARK_TAGS = { strong: 'strong', em: 'em', underline: 'u', 'strike-through': 's', code: 'code', sup: 'sup', sub: 'sub' }
 
-function buildNodes(store, openForm) {
+function buildNodes(store, plugins, openForm) {
   const textBlock = defineTextBlock({
     type: 'block',
     render: ({ attributes, children, node }) => {
@@ -68,7 +70,7 @@ function buildNodes(store, openForm) {
       render: ({ attributes, children, node, selected }) => (
         <div {...attributes} className={`pt-object${selected ? ' pt-selected' : ''}`}>
           {children}
-          <ObjectCard block={store.object(node) || node} onEdit={openForm} />
+          <ObjectCard block={store.object(node) || node} plugin={plugins.find((type) => type.name === node._type)} onEdit={openForm} />
         </div>
       ),
     }),
@@ -81,7 +83,9 @@ function buildSchema(store) {
     styles: STYLES.map(([name, title]) => ({ name, title })),
     decorators: DECORATORS.map((name) => ({ name })),
     annotations: [...store.annotationTypes].map((name) =>
-      name === 'link' ? { name, fields: [{ name: 'href', type: 'string' }] } : { name },
+      name === 'link'
+        ? { name, fields: ['href', 'referenceCollection', 'referenceId'].map((field) => ({ name: field, type: 'string' })) }
+        : { name },
     ),
     lists: [{ name: 'bullet' }, { name: 'number' }],
     inlineObjects: [],
@@ -122,9 +126,34 @@ function Sync({ textarea, write }) {
   )
 }
 
-export function Island({ store, textarea, write, label, labelledBy, describedBy }) {
+// Markdown as people type it: "## " a heading, "> " a quote, "- " and "1. " lists, **bold**, *italic*, `code`,
+// ~~strike~~, [text](address) a link (checked like the link form's). No "---" rule: a rule is a kept object, which
+// the toolbar inserts.
+const pick = (list, name) => list.find((item) => item.name === name)?.name
+function Markdown() {
+  return (
+    <MarkdownShortcutsPlugin
+      boldDecorator={({ context }) => pick(context.schema.decorators, 'strong')}
+      italicDecorator={({ context }) => pick(context.schema.decorators, 'em')}
+      codeDecorator={({ context }) => pick(context.schema.decorators, 'code')}
+      strikeThroughDecorator={({ context }) => pick(context.schema.decorators, 'strike-through')}
+      defaultStyle={({ context }) => pick(context.schema.styles, 'normal')}
+      headingStyle={({ context, props }) => pick(context.schema.styles, `h${props.level}`)}
+      blockquoteStyle={({ context }) => pick(context.schema.styles, 'blockquote')}
+      unorderedList={({ context }) => pick(context.schema.lists, 'bullet')}
+      orderedList={({ context }) => pick(context.schema.lists, 'number')}
+      linkObject={({ props }) => {
+        const href = safeHref(props.href)
+        return href ? { _type: 'link', href } : undefined
+      }}
+    />
+  )
+}
+
+export function Island({ store, plugins, collections, textarea, write, label, labelledBy, describedBy }) {
   const [form, setForm] = useState(null) // {block, isNew}
-  const nodes = useMemo(() => buildNodes(store, (block) => setForm({ block, isNew: false })), [store])
+  const nodes = useMemo(() => buildNodes(store, plugins, (block) => setForm({ block, isNew: false })), [store, plugins])
+  const formType = form && plugins.find((type) => type.name === form.block._type)
   const schemaDefinition = useMemo(() => buildSchema(store), [store])
   const onPaste = ({ event }) => {
     const html = event.clipboardData?.getData('text/html')
@@ -138,19 +167,19 @@ export function Island({ store, textarea, write, label, labelledBy, describedBy 
     <EditorProvider initialConfig={{ schemaDefinition, initialValue: store.editorValue }}>
       <Sync textarea={textarea} write={write} />
       <NodePlugin nodes={nodes} />
+      <Markdown />
       <Toolbar
         store={store}
         label={label}
         labelledBy={labelledBy}
+        plugins={plugins}
+        collections={collections}
+        currentCollection={textarea.dataset.collection}
         onInsertObject={(block) => setForm({ block, isNew: true })}
+        onInsertPlugin={(type) => setForm({ block: newBlock(type), isNew: true })}
       />
-      {form && (
-        <ObjectForm
-          form={form}
-          store={store}
-          onDone={() => setForm(null)}
-        />
-      )}
+      {form && formType && <PluginForm key={form.block._key || 'new'} form={form} type={formType} store={store} onDone={() => setForm(null)} />}
+      {form && !formType && <ObjectForm form={form} store={store} onDone={() => setForm(null)} />}
       <PortableTextEditable
         className="pt-editable"
         aria-label={labelledBy ? undefined : label}

@@ -62,10 +62,10 @@ function meaning(block) {
 const EMPTY = meaning({ style: 'normal', children: [] })
 
 export class Store {
-  constructor(value) {
+  constructor(value, pluginTypes = []) {
     this.objects = new Map()
     this.originals = new Map()
-    this.blockTypes = new Set(SERVER_BLOCK_TYPES)
+    this.blockTypes = new Set([...SERVER_BLOCK_TYPES, ...pluginTypes])
     this.annotationTypes = new Set(['link'])
     this.editorValue = this.admit(value, true)
   }

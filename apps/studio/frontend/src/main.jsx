@@ -3,6 +3,8 @@
 import { createRoot } from 'react-dom/client'
 import { Island } from './island.jsx'
 import { Store } from './lossless.js'
+import { readCollections } from './links.jsx'
+import { readPlugins } from './plugins.jsx'
 import './editor.css'
 
 function labelOf(textarea) {
@@ -27,7 +29,8 @@ function mount(textarea) {
     textarea.dataset.portableTextState = 'unsupported'
     return
   }
-  const store = new Store(value)
+  const plugins = readPlugins(textarea)
+  const store = new Store(value, plugins.map((type) => type.name))
   const host = document.createElement('div')
   host.className = 'pt-island'
   textarea.after(host)
@@ -40,7 +43,7 @@ function mount(textarea) {
     if (changed) textarea.dispatchEvent(new Event('input', { bubbles: true }))
   }
   createRoot(host).render(
-    <Island store={store} textarea={textarea} write={write} describedBy={textarea.getAttribute('aria-describedby')} {...labelOf(textarea)} />,
+    <Island store={store} plugins={plugins} collections={readCollections(textarea)} textarea={textarea} write={write} describedBy={textarea.getAttribute('aria-describedby')} {...labelOf(textarea)} />,
   )
 }
 

@@ -3,6 +3,7 @@
 import { useEditor } from '@portabletext/editor'
 import { useEffect, useId, useRef, useState } from 'react'
 import { SERVER_BLOCK_TYPES } from './lossless.js'
+import { formFields } from './plugins.jsx'
 
 const EDITABLE = new Set(['code', 'image'])
 const NAMES = {
@@ -41,30 +42,37 @@ function summary(block) {
   return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat
 }
 
-function title(block) {
+function title(block, plugin) {
   if (block._importError) return 'Imported block with an error'
   if (block._type === 'image') return 'Image'
   if (block._type === 'code') return block.language ? `Code block (${block.language})` : 'Code block'
   if (block._type === 'break') return block.style === 'separator' ? 'Horizontal rule' : `Break: ${block.style}`
+  if (plugin) return plugin.title || block._type
   if (!SERVER_BLOCK_TYPES.includes(block._type)) return `Plugin block: ${block._type}`
   return `${NAMES[block._type] || block._type} (kept as it is)`
 }
 
-export function ObjectCard({ block, onEdit }) {
-  const heading = title(block)
+export function ObjectCard({ block, plugin, onEdit }) {
+  const heading = title(block, plugin)
+  const editable = !block._importError && (EDITABLE.has(block._type) || (plugin && formFields(plugin).length > 0))
   const detail = block._importError
     ? String(block._importError.message || block._importError)
     : block._type === 'image'
       ? [block.mediaId && `Media ${block.mediaId}`, block.alt && `Alt: ${block.alt}`, block.caption].filter(Boolean).join(' · ')
       : block._type === 'code'
         ? ''
-        : summary(block)
+        : plugin
+          ? formFields(plugin)
+              .filter((field) => block[field.name] !== undefined && block[field.name] !== '')
+              .map((field) => `${field.label}: ${block[field.name]}`)
+              .join(' · ')
+          : summary(block)
   return (
     <div className="pt-card" contentEditable={false} data-block-type={block._type}>
       <span className="pt-card-title">{heading}</span>
       {detail && <span className="pt-card-detail">{detail}</span>}
       {block._type === 'code' && block.code && <pre className="pt-card-code">{block.code}</pre>}
-      {EDITABLE.has(block._type) && !block._importError && (
+      {editable && (
         <button type="button" className="pt-card-edit" onClick={() => onEdit(block)} aria-label={`Edit ${heading.toLowerCase()}`}>
           Edit
         </button>

@@ -10,6 +10,8 @@ import {
 import { useId, useRef, useState } from 'react'
 import { safeHref, STYLES } from './lossless.js'
 import { insertObject } from './objects.jsx'
+import { EntrySearch, entryLink } from './links.jsx'
+import { InsertMenu } from './plugins.jsx'
 
 const MARKS = [
   ['strong', 'Bold', 'B', 'Ctrl+B'],
@@ -84,11 +86,20 @@ function indent(editor, delta) {
   editor.send({ type: 'focus' })
 }
 
-function LinkForm({ editor, linked, at, onClose }) {
+function LinkForm({ editor, linked, at, onClose, collections, currentCollection }) {
   const id = useId()
   const [href, setHref] = useState('')
   const [error, setError] = useState('')
+  const [toEntry, setToEntry] = useState(false)
   const input = useRef(null)
+  const link = (value) => {
+    // The selection as it was when the form opened: focus has moved to the address field since.
+    if (at) editor.send({ type: 'select', at })
+    if (linked) editor.send({ type: 'annotation.remove', annotation: { name: 'link' }, at: at || undefined })
+    editor.send({ type: 'annotation.add', annotation: { name: 'link', value }, at: at || undefined })
+    editor.send({ type: 'focus' })
+    onClose()
+  }
   const apply = (event) => {
     event.preventDefault()
     const checked = safeHref(href)
@@ -97,12 +108,25 @@ function LinkForm({ editor, linked, at, onClose }) {
       input.current?.focus()
       return
     }
-    // The selection as it was when the form opened: focus has moved to the address field since.
-    if (at) editor.send({ type: 'select', at })
-    if (linked) editor.send({ type: 'annotation.remove', annotation: { name: 'link' }, at: at || undefined })
-    editor.send({ type: 'annotation.add', annotation: { name: 'link', value: { href: checked } }, at: at || undefined })
-    editor.send({ type: 'focus' })
-    onClose()
+    link({ href: checked })
+  }
+  if (toEntry) {
+    return (
+      <div className="pt-inline-form pt-link-entry">
+        <EntrySearch
+          collections={collections}
+          current={currentCollection}
+          onChoose={(collection, entry) => link(entryLink(collection, entry))}
+          onCancel={onClose}
+        />
+        <button type="button" onClick={() => setToEntry(false)}>
+          Link to a web address
+        </button>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+    )
   }
   return (
     // Not a <form>: the island lives inside the entry's form, and forms cannot nest.
@@ -125,6 +149,11 @@ function LinkForm({ editor, linked, at, onClose }) {
       <button type="button" className="primary" onClick={apply}>
         Apply link
       </button>
+      {collections.length > 0 && (
+        <button type="button" onClick={() => setToEntry(true)}>
+          Link to an entry
+        </button>
+      )}
       <button type="button" onClick={onClose}>
         Cancel
       </button>
@@ -137,7 +166,7 @@ function LinkForm({ editor, linked, at, onClose }) {
   )
 }
 
-export function Toolbar({ store, label, labelledBy, onInsertObject }) {
+export function Toolbar({ store, plugins, collections, currentCollection, label, labelledBy, onInsertObject, onInsertPlugin }) {
   const editor = useEditor()
   const id = useId()
   const style = useEditorSelector(editor, getActiveStyle) || 'normal'
@@ -209,6 +238,7 @@ export function Toolbar({ store, label, labelledBy, onInsertObject }) {
         >
           <span aria-hidden="true">―</span>
         </Button>
+        <InsertMenu plugins={plugins} onInsert={onInsertPlugin} />
         <span className="pt-sep" aria-hidden="true" />
         <Button label="Undo" shortcut="Ctrl+Z" onPress={() => send({ type: 'history.undo' })}>
           <span aria-hidden="true">↶</span>
@@ -222,6 +252,8 @@ export function Toolbar({ store, label, labelledBy, onInsertObject }) {
           editor={editor}
           linked={linked}
           at={linking.at}
+          collections={collections}
+          currentCollection={currentCollection}
           onClose={() => {
             setLinking(null)
             editor.send({ type: 'focus' })
