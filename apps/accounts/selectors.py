@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from django.db.models import Q
 
-from apps.accounts.models import ApiToken, Passkey, Role, User, normalize_email
+from apps.accounts.models import ApiToken, Invitation, Passkey, Role, User, normalize_email
 from apps.accounts.permissions import Actor, authorize
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, SortKey, keyset_page
+from apps.core.timefmt import now
 
 TOKEN_ORDER = (SortKey("created_at", descending=True, kind="datetime"), SortKey("id", descending=True))
 
@@ -84,3 +85,20 @@ def user_list(
             users = users.filter(Q(email__icontains=word) | Q(name__icontains=word))
     scope = f"users:{role if role is not None else ''}:{search or ''}"
     return keyset_page(users, keys=USER_ORDER, cursor=cursor, limit=limit, scope=scope)
+
+
+def invitation_list_pending(
+    *, actor: Actor | None, role: int | None = None, search: str | None = None, limit: int = 50
+) -> list[Invitation]:
+    """Invitations not yet accepted, withdrawn or expired, newest first: the people who are invited but have no
+    account yet. ``role`` and ``search`` (words of the address) narrow them as ``user_list`` narrows users."""
+    authorize(actor, "users.manage")
+    invitations = Invitation.objects.select_related("invited_by").filter(
+        accepted_at__isnull=True, revoked_at__isnull=True, expires_at__gt=now()
+    )
+    if role is not None:
+        invitations = invitations.filter(role=role)
+    if search:
+        for word in search.split():
+            invitations = invitations.filter(email__icontains=word)
+    return list(invitations.order_by("-created_at", "-id")[:limit])

@@ -14,9 +14,11 @@ searchable text weight B) with a RUM or GIN index; SQLite adds the FTS5 table ``
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from apps.content.models import Entry
+from apps.core.models import UlidModel
 from apps.schema.models import Collection
 
 
@@ -94,3 +96,36 @@ class SearchRebuild(models.Model):
 
     def __str__(self) -> str:
         return f"{self.collection_id} at {self.rebuilt_at}"
+
+
+class RebuildJobState(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class SearchRebuildJob(UlidModel):
+    """A rebuild asked for from the studio or ``POST /search/rebuild/jobs``, run by ``manage.py worker`` in the
+    background so its progress (entries done of the total) can be followed and survives a page reload."""
+
+    state = models.CharField(max_length=16, choices=RebuildJobState.choices, default=RebuildJobState.QUEUED)
+    full = models.BooleanField(default=False)
+    # Slugs; null means every collection.
+    collections = models.JSONField(null=True, blank=True)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["state", "created_at"], name="search_rebuild_job_state")]
+
+    def __str__(self) -> str:
+        return f"search rebuild {self.pk} ({self.state})"

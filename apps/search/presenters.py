@@ -12,6 +12,8 @@ from typing import Annotated
 from pydantic import Field
 
 from apps.core.shapes import Timestamp, TypedDict
+from apps.core.timefmt import iso
+from apps.search.models import SearchRebuildJob
 from apps.search.selectors import SearchHit, SearchPage, Suggestion
 
 NEXT_CURSOR_HELP = "Pass as `cursor` for the next page; null on the last page."
@@ -68,6 +70,22 @@ class RebuildOut(TypedDict):
     seconds: float
 
 
+class RebuildJobOut(TypedDict):
+    id: str
+    state: Annotated[
+        str, Field(description="queued (waiting for manage.py worker), running, done or failed.")
+    ]
+    full: bool
+    collections: Annotated[list[str] | None, Field(description="Slugs; null for every collection.")]
+    total: Annotated[int, Field(description="Entries to check (trash included).")]
+    done: Annotated[int, Field(description="Entries checked so far.")]
+    result: Annotated[RebuildOut | None, Field(description="The rebuild's counts once done.")]
+    error: Annotated[str, Field(description="Why a failed rebuild stopped; empty otherwise.")]
+    createdAt: Timestamp
+    startedAt: Timestamp | None
+    finishedAt: Timestamp | None
+
+
 class LocaleCountOut(TypedDict):
     locale: str
     documents: int
@@ -117,4 +135,20 @@ def present_suggestions(items: list[Suggestion]) -> SuggestionListOut:
             {"collection": item.collection, "id": item.id, "slug": item.slug, "title": item.title}
             for item in items
         ]
+    }
+
+
+def present_rebuild_job(job: SearchRebuildJob) -> RebuildJobOut:
+    return {
+        "id": job.pk,
+        "state": job.state,
+        "full": job.full,
+        "collections": job.collections,
+        "total": job.total,
+        "done": job.done,
+        "result": job.result,
+        "error": job.error,
+        "createdAt": iso(job.created_at),
+        "startedAt": iso(job.started_at),
+        "finishedAt": iso(job.finished_at),
     }

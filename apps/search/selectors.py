@@ -17,7 +17,7 @@ from django.db.models import Count, Max, Q
 
 from apps.accounts.permissions import Actor, authorize
 from apps.content.selectors import can_read_drafts
-from apps.core.errors import Forbidden, ValidationError
+from apps.core.errors import Forbidden, NotFound, ValidationError
 from apps.core.pagination import SortKey, decode_cursor, encode_cursor
 from apps.core.timefmt import iso
 from apps.schema.models import Collection
@@ -25,7 +25,7 @@ from apps.schema.selectors import collections_for_read
 from apps.search.backends import get_search_backend
 from apps.search.backends.base import Position, SearchRequest
 from apps.search.documents import fold
-from apps.search.models import SearchDocument, SearchRebuild, SearchSuggestion
+from apps.search.models import SearchDocument, SearchRebuild, SearchRebuildJob, SearchSuggestion
 from apps.search.query import MAX_QUERY_CHARS, parse
 
 STATUSES = {"published": "published", "draft": "working"}
@@ -280,3 +280,17 @@ def search_stats(*, actor: Actor | None) -> dict:
         "lastRebuildAt": iso(last),
         "collections": items,
     }
+
+
+def search_rebuild_job_read(*, actor: Actor | None, job_id: str) -> SearchRebuildJob:
+    authorize(actor, "search.rebuild")
+    job = SearchRebuildJob.objects.filter(pk=job_id).first()
+    if job is None:
+        raise NotFound(f"No search rebuild job {job_id}.")
+    return job
+
+
+def search_rebuild_job_latest(*, actor: Actor | None) -> SearchRebuildJob | None:
+    """The newest rebuild job, whatever its state (a page shows it again after a reload)."""
+    authorize(actor, "search.rebuild")
+    return SearchRebuildJob.objects.order_by("-created_at", "-id").first()

@@ -10,6 +10,7 @@ the later writer indexes the later text. A rebuild rewrites only documents that 
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -29,9 +30,10 @@ from apps.schema.models import Collection
 from apps.search.backends import get_search_backend
 from apps.search.backends.base import DocumentRow, SearchBackend
 from apps.search.documents import documents_for
-from apps.search.models import SearchRebuild
+from apps.search.models import RebuildJobState, SearchRebuild, SearchRebuildJob
 
 BATCH_SIZE = 500
+log = logging.getLogger(__name__)
 
 
 def _rows(backend: SearchBackend, entry, collection: Collection, fields: list) -> list[DocumentRow]:
@@ -213,6 +215,19 @@ def _record(counts: CollectionCounts, collection: Collection) -> None:
     )
 
 
+def _targets(collections: list[str] | None) -> list[Collection]:
+    known = {collection.slug: collection for collection in Collection.objects.order_by("slug")}
+    if collections is None:
+        return list(known.values())
+    unknown = [slug for slug in collections if slug not in known]
+    if unknown:
+        raise ValidationError(
+            f"Unknown collection(s): {', '.join(unknown)}; collections: {', '.join(known) or 'none yet'}.",
+            details={"collections": f"Unknown: {', '.join(unknown)}."},
+        )
+    return [known[slug] for slug in dict.fromkeys(collections)]
+
+
 def search_rebuild(
     *,
     actor: Actor,
@@ -228,17 +243,7 @@ def search_rebuild(
     (PostgreSQL: rum or gin)."""
     authorize(actor, "search.rebuild")
     started = time.monotonic()
-    known = {collection.slug: collection for collection in Collection.objects.order_by("slug")}
-    if collections is None:
-        targets = list(known.values())
-    else:
-        unknown = [slug for slug in collections if slug not in known]
-        if unknown:
-            raise ValidationError(
-                f"Unknown collection(s): {', '.join(unknown)}; collections: {', '.join(known) or 'none yet'}.",
-                details={"collections": f"Unknown: {', '.join(unknown)}."},
-            )
-        targets = [known[slug] for slug in dict.fromkeys(collections)]
+    targets = _targets(collections)
     backend = get_search_backend()
     results = []
     if full and collections is None:
@@ -266,3 +271,74 @@ def search_rebuild(
         "removed": sum(counts.removed for counts in results),
         "seconds": round(time.monotonic() - started, 3),
     }
+
+
+# --- rebuild jobs: the same rebuild, run by the worker, with its progress stored --------------------------------------
+
+ACTIVE_JOB_STATES = (RebuildJobState.QUEUED, RebuildJobState.RUNNING)
+
+
+@transaction.atomic
+def search_rebuild_job_create(
+    *, actor: Actor, collections: list[str] | None = None, full: bool = False
+) -> SearchRebuildJob:
+    """Queue a rebuild for ``manage.py worker``. One rebuild at a time: while one waits or runs, asking again
+    answers that one (two rebuilds of the same index would only redo each other's work)."""
+    authorize(actor, "search.rebuild")
+    targets = _targets(collections)
+    active = (
+        SearchRebuildJob.objects.select_for_update()
+        .filter(state__in=ACTIVE_JOB_STATES)
+        .order_by("created_at")
+        .first()
+    )
+    if active is not None:
+        return active
+    return SearchRebuildJob.objects.create(
+        full=full,
+        collections=None if collections is None else [collection.slug for collection in targets],
+        total=Entry.objects.filter(collection__in=targets).count(),
+        requested_by=actor.user,
+    )
+
+
+def _claim_job() -> SearchRebuildJob | None:
+    job = SearchRebuildJob.objects.filter(state=RebuildJobState.QUEUED).order_by("created_at").first()
+    if job is None:
+        return None
+    claimed = SearchRebuildJob.objects.filter(pk=job.pk, state=RebuildJobState.QUEUED).update(
+        state=RebuildJobState.RUNNING, started_at=now()
+    )
+    return SearchRebuildJob.objects.get(pk=job.pk) if claimed else None
+
+
+def search_rebuild_jobs_run() -> int:
+    """One worker pass: run the oldest queued rebuild to its end, storing entries done after each batch (outside
+    the batches' transactions, so readers see it at once). Returns how many jobs ran."""
+    job = _claim_job()
+    if job is None:
+        return 0
+    finished: dict[str, int] = {}
+
+    def progress(counts: CollectionCounts, total: int) -> None:
+        finished[counts.collection] = counts.entries
+        SearchRebuildJob.objects.filter(pk=job.pk).update(done=sum(finished.values()))
+
+    try:
+        result = search_rebuild(
+            actor=Actor.system(), collections=job.collections, full=job.full, progress=progress
+        )
+    except Exception as exc:  # the job records why it stopped; the worker goes on with its other tasks
+        log.exception("search rebuild %s failed", job.pk)
+        SearchRebuildJob.objects.filter(pk=job.pk).update(
+            state=RebuildJobState.FAILED, error=str(exc) or type(exc).__name__, finished_at=now()
+        )
+        return 1
+    SearchRebuildJob.objects.filter(pk=job.pk).update(
+        state=RebuildJobState.DONE,
+        done=result["entries"],
+        total=max(job.total, result["entries"]),
+        result=result,
+        finished_at=now(),
+    )
+    return 1

@@ -1,5 +1,6 @@
 """The studio's navigation shell: the dashboard, each collection by its label, media, taxonomies, menus, widgets and
-sections (for those the permission table lets read them), the account."""
+sections (for those the permission table lets read them), the administration pages (for those it lets do what each
+is for), the account."""
 
 from __future__ import annotations
 
@@ -9,6 +10,14 @@ from django.urls import reverse
 
 from apps.accounts.permissions import Actor, can
 from apps.schema.selectors import collections_for_read
+
+# The administration pages after the schema: (label, URL name, the operation the page is for).
+ADMIN_PAGES = (
+    ("Settings", "studio:settings", "settings.write"),
+    ("People", "studio:people", "users.manage"),
+    ("Plugins", "studio:plugins", "plugins.manage"),
+    ("Search", "studio:search", "search.rebuild"),
+)
 
 
 @dataclass(frozen=True)
@@ -43,5 +52,10 @@ def navigation(actor: Actor | None = None) -> list[NavItem]:
         items.append(NavItem("Schema", reverse("studio:schema"), "schema"))
     if can(actor, "import.run"):
         items.append(NavItem("Import", reverse("studio:import"), "import"))
+    for label, name, operation in ADMIN_PAGES:
+        if can(actor, operation):
+            items.append(NavItem(label, reverse(name), name.removeprefix("studio:")))
+    if can(actor, "tokens.manage"):
+        items.append(NavItem("API tokens", reverse("accounts:account") + "#tokens-heading", "tokens"))
     items.append(NavItem("Account", reverse("accounts:account"), "account"))
     return items

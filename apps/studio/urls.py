@@ -3,6 +3,7 @@
 from django.urls import path
 
 from apps.studio.views import (
+    admin_tools,
     bulk,
     dashboard,
     editor,
@@ -11,11 +12,13 @@ from apps.studio.views import (
     imports,
     media,
     menus,
+    people,
     pickers,
     revisions,
     schema,
     schema_fields,
     sections,
+    site_settings,
     taxonomies,
     widgets,
 )
@@ -102,4 +105,13 @@ urlpatterns = [
     path("import/jobs/<str:job_id>/", imports.import_job, name="import-job"),
     path("import/jobs/<str:job_id>/status", imports.import_job_status, name="import-job-status"),
     path("import/jobs/<str:job_id>/media", imports.import_job_media, name="import-job-media"),
+    # Administration: settings, people, plugins, the search index.
+    path("settings/", site_settings.settings_page, name="settings"),
+    path("people/", people.people_page, name="people"),
+    path("people/invite", people.people_invite, name="people-invite"),
+    path("people/<str:user_id>/role", people.person_role, name="person-role"),
+    path("people/<str:user_id>/<slug:action>", people.person_active, name="person-active"),
+    path("plugins/", admin_tools.plugins_page, name="plugins"),
+    path("plugins/<str:plugin_id>/<slug:action>", admin_tools.plugin_toggle, name="plugin-toggle"),
+    path("search/", admin_tools.search_page, name="search"),
 ]

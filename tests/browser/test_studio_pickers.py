@@ -43,7 +43,7 @@ def test_media_dialog_searches_chooses_by_keyboard_and_uploads(studio_browser, t
     page.goto("/_cms/admin/media/")
     page.evaluate(FIELDS)
 
-    page.get_by_role("button", name="Choose from library: Hero image").click()
+    page.get_by_role("button", name="Choose from library for Hero image").click()
     dialog = page.get_by_role("dialog", name="Choose media")
     dialog.get_by_label("Search media").fill("harbour")
     tile = dialog.get_by_role("button", name="harbour.png: Boats")

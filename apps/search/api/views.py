@@ -13,11 +13,13 @@ from apps.core.api.views import CmsAPIView, endpoint, ok
 from apps.search import selectors, services
 from apps.search.inputs import RebuildIn, SearchQueryIn, SuggestQueryIn, split_collections
 from apps.search.presenters import (
+    RebuildJobOut,
     RebuildOut,
     SearchPageOut,
     StatsOut,
     SuggestionListOut,
     present_page,
+    present_rebuild_job,
     present_suggestions,
 )
 
@@ -67,6 +69,37 @@ class RebuildView(CmsAPIView):
             full=self.body.get("full", False),
         )
         return ok(result)
+
+
+class RebuildJobsView(CmsAPIView):
+    @endpoint(
+        "search.rebuild",
+        body=RebuildIn,
+        response=RebuildJobOut,
+        status=202,
+        summary="Start a search index rebuild in the background",
+    )
+    def post(self, request):
+        """Queues the rebuild for ``manage.py worker`` and answers the job; follow it with ``GET
+        /search/rebuild/jobs/{id}``. While a rebuild waits or runs, this answers that one instead of queueing
+        another."""
+        job = services.search_rebuild_job_create(
+            actor=actor_from_request(request),
+            collections=self.body.get("collections"),
+            full=self.body.get("full", False),
+        )
+        return ok(present_rebuild_job(job), status=202)
+
+
+class RebuildJobView(CmsAPIView):
+    @endpoint("search.rebuild", response=RebuildJobOut, summary="A search index rebuild's progress")
+    def get(self, request, job_id: str):
+        """Entries checked of the total while it runs; the counts when done; why it stopped when failed."""
+        return ok(
+            present_rebuild_job(
+                selectors.search_rebuild_job_read(actor=actor_from_request(request), job_id=job_id)
+            )
+        )
 
 
 class StatsView(CmsAPIView):

@@ -278,9 +278,10 @@
     const removal = wrapper?.querySelector(".media-remove input");
     const label = input.labels?.[0]?.textContent.trim() || "media";
     const preview = el("span", { class: "media-preview", "aria-live": "polite" });
-    // The name starts with the visible words, so that speech input ("click Choose from library") finds the button.
-    const choose = el("button", { type: "button", text: "Choose from library", "aria-label": `Choose from library: ${label}` });
-    const remove = el("button", { type: "button", text: "Remove", "aria-label": `Remove ${label}` });
+    // The visible words start each name (axe: label-content-name-mismatch); the field's label follows, unseen.
+    const hidden = (text) => el("span", { class: "visually-hidden", text });
+    const choose = el("button", { type: "button" }, "Choose from library", hidden(` for ${label}`));
+    const remove = el("button", { type: "button" }, "Remove", hidden(` ${label}`));
     const show = (item) => {
       preview.replaceChildren();
       remove.hidden = !input.value;
