@@ -89,4 +89,6 @@ class Lease:
         """End the lease still held under ``stamp``: apply ``changes`` (a new state at least). False when another
         worker has taken the job over meanwhile, and nothing was written."""
         changes.setdefault(self.field, now())
-        return bool(self.model.objects.filter(pk=pk, state=self.running, **{self.field: stamp}).update(**changes))
+        return bool(
+            self.model.objects.filter(pk=pk, state=self.running, **{self.field: stamp}).update(**changes)
+        )
