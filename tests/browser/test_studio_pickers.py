@@ -4,12 +4,12 @@ upload with deduplication, choose) for a [data-media-field] input and for the ri
 
 The entry editor renders those inputs; until its page is on main, the inputs are placed on the media library page
 (a studio page carrying pickers.js under the real CSP) exactly as the editor marks them, and enhanced by the script's
-own ``enhancePickers``."""
+own ``enhancePickers``. The page passes ``check_page`` (axe, console errors, CSP) with the dialog open and with the
+combobox's list open."""
 
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 from playwright.sync_api import expect
 
 from apps.accounts.models import Role
@@ -31,18 +31,15 @@ FIELDS = """() => {
 }"""
 
 
-def sign_in(browser, base_url: str, role: int = Role.AUTHOR) -> None:
-    client = Client()
-    client.force_login(make_user(role, email="picker@example.com"))
-    cookie = client.cookies["sessionid"]
-    browser.context.add_cookies([{"name": "sessionid", "value": cookie.value, "url": base_url}])
+def sign_in(studio_browser, role: int = Role.AUTHOR):
+    return studio_browser(user=make_user(role, email="picker@example.com"))
 
 
-def test_media_dialog_searches_chooses_by_keyboard_and_uploads(browser, base_url, transactional_db, tmp_path):
+def test_media_dialog_searches_chooses_by_keyboard_and_uploads(studio_browser, transactional_db, tmp_path):
     harbour = make_media(content=png_bytes(color=(10, 20, 30)), filename="harbour.png", alt="Boats")
     make_media(content=png_bytes(color=(40, 50, 60)), filename="peak.png", alt="Mountain")
-    sign_in(browser, base_url)
-    page = browser.page
+    me = sign_in(studio_browser)
+    page = me.page
     page.goto("/_cms/admin/media/")
     page.evaluate(FIELDS)
 
@@ -54,6 +51,7 @@ def test_media_dialog_searches_chooses_by_keyboard_and_uploads(browser, base_url
     expect(dialog.locator(".picker-tile")).to_have_count(1)
     expect(tile).to_have_count(1)
     expect(dialog.get_by_role("status")).to_have_text("1 item shown.")
+    me.check("picker-media-dialog", mobile=True)
     page.keyboard.press("Tab")  # from the search box into the grid's one tab stop
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "harbour.png: Boats"
@@ -80,15 +78,16 @@ def test_media_dialog_searches_chooses_by_keyboard_and_uploads(browser, base_url
     page.keyboard.press("Escape")
     assert page.evaluate("window.picked") is None
     assert MediaItem.objects.filter(filename="fresh.png").count() == 1
+    me.check("picker-media-chosen")
 
 
-def test_reference_combobox_searches_and_chooses_with_the_keyboard(browser, base_url, transactional_db):
+def test_reference_combobox_searches_and_chooses_with_the_keyboard(studio_browser, transactional_db):
     posts = make_collection("posts", label="Posts", supports=["drafts"], fields=[("title", "string")])
     pie = make_entry(posts, {"title": "Apple pie"})
     tart = make_entry(posts, {"title": "Apple tart"}, status="published")
     make_entry(posts, {"title": "Banana bread"})
-    sign_in(browser, base_url)
-    page = browser.page
+    me = sign_in(studio_browser)
+    page = me.page
     page.goto("/_cms/admin/media/")
     page.evaluate(FIELDS)
 
@@ -98,6 +97,7 @@ def test_reference_combobox_searches_and_chooses_with_the_keyboard(browser, base
     listbox = page.locator(".combo-list")
     listbox.get_by_role("option", name="Apple pie draft").wait_for()
     expect(listbox.get_by_role("option")).to_have_count(2)
+    me.check("picker-reference-open")
     assert combo.get_attribute("aria-expanded") == "true"
     combo.press("ArrowDown")  # newest edit first: the tart
     first = combo.get_attribute("aria-activedescendant")
@@ -119,3 +119,4 @@ def test_reference_combobox_searches_and_chooses_with_the_keyboard(browser, base
     page.get_by_role("button", name="Remove Apple tart").click()
     assert page.input_value("#related") == pie.pk
     assert Entry.objects.count() == 3
+    me.check("picker-reference-chosen")

@@ -170,7 +170,7 @@ def test_move_buttons_reorder_through_one_service_call(editor, four, admin_api, 
 
     html = editor.get(f"{PAGES}primary/").content.decode()
     assert (
-        '<button type="submit" name="move" value="up" data-move="up" aria-label="Move Contact up" disabled>'
+        '<button type="submit" name="move" value="up" data-move="up" aria-label="Move up Contact" disabled>'
         in html
     )
     assert 'aria-label="Outdent Blog">Outdent</button>' in html

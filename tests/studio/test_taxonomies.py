@@ -72,7 +72,8 @@ def test_create_list_and_edit_a_taxonomy(admin, categories, admin_api):
     }
     listed = admin.get(PAGES).content.decode()
     assert '<a href="/_cms/admin/taxonomies/category/">Categories</a>' in listed
-    assert "<td>Hierarchical</td>" in listed and "<td>Posts</td>" in listed
+    assert '<td data-label="Kind">Hierarchical</td>' in listed
+    assert '<td data-label="Collections">Posts</td>' in listed
     # The shell's nav items.
     assert '<a href="/_cms/admin/taxonomies/" aria-current="page">Taxonomies</a>' in listed
     assert '<a href="/_cms/admin/menus/">Menus</a>' in listed
