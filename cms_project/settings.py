@@ -531,6 +531,10 @@ CMS_SEARCH_LANGUAGES = dict(
 CMS_SEARCH_RANK_LIMIT = env_int("CMS_SEARCH_RANK_LIMIT", 0)
 # PostgreSQL with the optional RUM index: queries expected to match more documents than this take the bounded path.
 CMS_SEARCH_RUM_LIMIT = env_int("CMS_SEARCH_RUM_LIMIT", 40_000)
+# A running rebuild job whose worker has not renewed its lease for this long is taken to be dead: the next worker pass
+# starts it again. Renewed after each batch of 500 entries, but a full rebuild ends by building the full-text index
+# in one statement, which takes minutes on a large site: the lease must outlast that.
+CMS_SEARCH_REBUILD_LEASE_SECONDS = env_int("CMS_SEARCH_REBUILD_LEASE_SECONDS", 900)
 
 # --- Logging --------------------------------------------------------------------------------------------------------
 

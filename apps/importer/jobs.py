@@ -11,14 +11,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Q
 
-from apps.core.timefmt import now
-from apps.importer.models import ImportJob, JobState
+from apps.importer.models import JOB_LEASE, ImportJob, JobState
 from apps.importer.pipeline import OpenReader, run_job
 
 
@@ -44,18 +41,10 @@ _held: _Held | None = None
 
 
 def _claim() -> ImportJob | None:
-    stale = now() - timedelta(seconds=settings.CMS_IMPORT_LEASE_SECONDS)
-    candidates = ImportJob.objects.filter(
-        Q(state=JobState.QUEUED) | Q(state=JobState.RUNNING, updated_at__lt=stale)
-    ).order_by("created_at")
-    for job in candidates[:5]:
-        with transaction.atomic():
-            claimed = ImportJob.objects.filter(pk=job.pk, state=job.state, updated_at=job.updated_at).update(
-                state=JobState.RUNNING, updated_at=now()
-            )
-        if claimed:
-            return ImportJob.objects.select_related("analysis", "created_by").get(pk=job.pk)
-    return None
+    claimed = JOB_LEASE.claim()
+    if claimed is None:
+        return None
+    return ImportJob.objects.select_related("analysis", "created_by").get(pk=claimed[0])
 
 
 def _continue_held() -> tuple[ImportJob, OpenReader] | None:
@@ -65,10 +54,7 @@ def _continue_held() -> tuple[ImportJob, OpenReader] | None:
     held, _held = _held, None
     if held is None:
         return None
-    renewed = ImportJob.objects.filter(pk=held.job_id, state=JobState.RUNNING, updated_at=held.stamp).update(
-        updated_at=now()
-    )
-    if not renewed:
+    if JOB_LEASE.renew(held.job_id, held.stamp) is None:
         held.reader.close()
         return None
     return ImportJob.objects.select_related("analysis", "created_by").get(pk=held.job_id), held.reader
@@ -102,9 +88,7 @@ def release_held() -> None:
     if held is None:
         return
     held.reader.close()
-    ImportJob.objects.filter(pk=held.job_id, state=JobState.RUNNING, updated_at=held.stamp).update(
-        state=JobState.QUEUED, updated_at=now()
-    )
+    JOB_LEASE.release(held.job_id, held.stamp, state=JobState.QUEUED)
 
 
 def run_now(job: ImportJob, progress=None) -> ImportJob:

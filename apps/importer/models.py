@@ -13,6 +13,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from apps.core.leases import Lease
 from apps.core.models import TimestampedModel
 
 
@@ -63,6 +64,10 @@ class ImportJob(TimestampedModel):
 
     class Meta:
         indexes = [models.Index(fields=["state", "created_at"], name="importer_job_state")]
+
+
+# A running job's worker renews ``updated_at`` with every write (each batch, and ``RunState.keep_alive`` between).
+JOB_LEASE = Lease(ImportJob, "CMS_IMPORT_LEASE_SECONDS")
 
 
 class ImportRecord(TimestampedModel):

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import models
 
 from apps.content.models import Entry
+from apps.core.leases import Lease
 from apps.core.models import UlidModel
 from apps.schema.models import Collection
 
@@ -123,9 +124,15 @@ class SearchRebuildJob(UlidModel):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # When the worker running it last renewed its lease (after each batch): a running job whose lease has expired
+    # was left by a dead worker (``REBUILD_JOB_LEASE``).
+    lease_renewed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["state", "created_at"], name="search_rebuild_job_state")]
 
     def __str__(self) -> str:
         return f"search rebuild {self.pk} ({self.state})"
+
+
+REBUILD_JOB_LEASE = Lease(SearchRebuildJob, "CMS_SEARCH_REBUILD_LEASE_SECONDS", field="lease_renewed_at")

@@ -24,13 +24,14 @@ from django.db.models.functions import Cast
 from apps.accounts.permissions import Actor, authorize
 from apps.content.models import Entry
 from apps.core.errors import ValidationError
+from apps.core.leases import LeaseLost
 from apps.core.timefmt import now
 from apps.schema import selectors as schema_selectors
 from apps.schema.models import Collection
 from apps.search.backends import get_search_backend
 from apps.search.backends.base import DocumentRow, SearchBackend
 from apps.search.documents import documents_for
-from apps.search.models import RebuildJobState, SearchRebuild, SearchRebuildJob
+from apps.search.models import REBUILD_JOB_LEASE, RebuildJobState, SearchRebuild, SearchRebuildJob
 
 BATCH_SIZE = 500
 log = logging.getLogger(__name__)
@@ -275,66 +276,85 @@ def search_rebuild(
 
 # --- rebuild jobs: the same rebuild, run by the worker, with its progress stored --------------------------------------
 
-ACTIVE_JOB_STATES = (RebuildJobState.QUEUED, RebuildJobState.RUNNING)
-
 
 @transaction.atomic
 def search_rebuild_job_create(
     *, actor: Actor, collections: list[str] | None = None, full: bool = False
 ) -> SearchRebuildJob:
     """Queue a rebuild for ``manage.py worker``. One rebuild at a time: while one waits or runs, asking again
-    answers that one (two rebuilds of the same index would only redo each other's work)."""
+    answers that one (two rebuilds of the same index would only redo each other's work). A job left running by a
+    dead worker (its lease expired) is not running: it fails, superseded by the new one, so that no worker starts
+    it again and this request's collections and ``full`` are what runs."""
     authorize(actor, "search.rebuild")
     targets = _targets(collections)
-    active = (
+    active = list(
         SearchRebuildJob.objects.select_for_update()
-        .filter(state__in=ACTIVE_JOB_STATES)
+        .filter(state__in=(RebuildJobState.QUEUED, RebuildJobState.RUNNING))
         .order_by("created_at")
-        .first()
     )
-    if active is not None:
-        return active
-    return SearchRebuildJob.objects.create(
+    stale = [job for job in active if REBUILD_JOB_LEASE.expired(job)]
+    live = [job for job in active if job not in stale]
+    if live:
+        return live[0]
+    job = SearchRebuildJob.objects.create(
         full=full,
         collections=None if collections is None else [collection.slug for collection in targets],
         total=Entry.objects.filter(collection__in=targets).count(),
         requested_by=actor.user,
     )
-
-
-def _claim_job() -> SearchRebuildJob | None:
-    job = SearchRebuildJob.objects.filter(state=RebuildJobState.QUEUED).order_by("created_at").first()
-    if job is None:
-        return None
-    claimed = SearchRebuildJob.objects.filter(pk=job.pk, state=RebuildJobState.QUEUED).update(
-        state=RebuildJobState.RUNNING, started_at=now()
-    )
-    return SearchRebuildJob.objects.get(pk=job.pk) if claimed else None
+    for dead in stale:
+        # Conditional on the lease read: a worker taking the job over at this moment keeps it, and then two
+        # rebuilds run one after the other, which is wasteful but correct (rebuilds are idempotent).
+        REBUILD_JOB_LEASE.release(
+            dead.pk,
+            dead.lease_renewed_at,
+            state=RebuildJobState.FAILED,
+            error=f"Its worker stopped before it finished; superseded by rebuild {job.pk}.",
+            finished_at=now(),
+        )
+    return job
 
 
 def search_rebuild_jobs_run() -> int:
-    """One worker pass: run the oldest queued rebuild to its end, storing entries done after each batch (outside
-    the batches' transactions, so readers see it at once). Returns how many jobs ran."""
-    job = _claim_job()
-    if job is None:
+    """One worker pass: run the oldest queued rebuild to its end, or take over one whose worker died (its lease
+    expired) and start it again from the beginning (docs/decisions.md, Search). Entries done are stored after each
+    batch (outside the batches' transactions, so readers see them at once), renewing the job's lease; a worker that
+    finds its job taken over meanwhile stops. Returns how many jobs ran."""
+    claimed = REBUILD_JOB_LEASE.claim(started_at=now(), done=0, error="", result=None)
+    if claimed is None:
         return 0
+    job_id, stamp = claimed
+    job = SearchRebuildJob.objects.get(pk=job_id)
+    lease = [stamp]
     finished: dict[str, int] = {}
 
     def progress(counts: CollectionCounts, total: int) -> None:
         finished[counts.collection] = counts.entries
-        SearchRebuildJob.objects.filter(pk=job.pk).update(done=sum(finished.values()))
+        renewed = REBUILD_JOB_LEASE.renew(job.pk, lease[0], done=sum(finished.values()))
+        if renewed is None:
+            raise LeaseLost(job.pk)
+        lease[0] = renewed
 
     try:
         result = search_rebuild(
             actor=Actor.system(), collections=job.collections, full=job.full, progress=progress
         )
+    except LeaseLost:
+        log.warning("search rebuild %s was taken over by another worker; this one stops", job.pk)
+        return 1
     except Exception as exc:  # the job records why it stopped; the worker goes on with its other tasks
         log.exception("search rebuild %s failed", job.pk)
-        SearchRebuildJob.objects.filter(pk=job.pk).update(
-            state=RebuildJobState.FAILED, error=str(exc) or type(exc).__name__, finished_at=now()
+        REBUILD_JOB_LEASE.release(
+            job.pk,
+            lease[0],
+            state=RebuildJobState.FAILED,
+            error=str(exc) or type(exc).__name__,
+            finished_at=now(),
         )
         return 1
-    SearchRebuildJob.objects.filter(pk=job.pk).update(
+    REBUILD_JOB_LEASE.release(
+        job.pk,
+        lease[0],
         state=RebuildJobState.DONE,
         done=result["entries"],
         total=max(job.total, result["entries"]),

@@ -104,9 +104,11 @@ def test_a_link_to_an_entry_is_chosen_with_the_entry_search(studio):
     editable = page.get_by_role("textbox", name="Body")
     editable.click()
     page.keyboard.type("Read about us")
-    expect(editable).to_contain_text("Read about us")
+    # The editor applies typing asynchronously: select only once the text is there, or a key press lands early.
+    expect(editable).to_have_text("Read about us")
     for _ in range(8):
         page.keyboard.press("Shift+ArrowLeft")
+    assert page.evaluate("() => document.getSelection().toString()") == "about us"
     editor_selection_spans(page, 8)
     page.get_by_role("toolbar").get_by_role("button", name="Link", exact=True).click()
     page.get_by_role("button", name="Link to an entry").click()

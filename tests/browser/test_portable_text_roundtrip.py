@@ -137,10 +137,11 @@ def test_typing_bold_link_and_list_give_the_expected_portable_text(studio):
     page.keyboard.press("Control+b")
     page.keyboard.type(" world")
     toolbar = page.get_by_role("toolbar")
-    # Select "world" and link it.
-    expect(editable).to_contain_text("Hello bold world")
+    # Select "world" and link it, once the editor has applied the typing (it does so asynchronously).
+    expect(editable).to_have_text("Hello bold world")
     for _ in range(5):
         page.keyboard.press("Shift+ArrowLeft")
+    assert page.evaluate("() => document.getSelection().toString()") == "world"
     editor_selection_spans(page, 5)
     toolbar.get_by_role("button", name="Link", exact=True).click()
     page.get_by_label("Link address").fill("javascript:alert(1)")

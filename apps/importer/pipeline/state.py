@@ -24,7 +24,7 @@ from apps.core.timefmt import now
 from apps.importer import registry, services
 from apps.importer.analysis import INTERNAL_TYPES
 from apps.importer.items import JSON_DUMPS, Author, ImportItem
-from apps.importer.models import ImportJob, ImportRecord
+from apps.importer.models import JOB_LEASE, ImportJob, ImportRecord
 from apps.importer.slugs import BatchSlugs
 from apps.schema.models import Collection
 from apps.taxonomy.models import Taxonomy
@@ -250,7 +250,7 @@ class RunState:
         downloads): renew the job's lease every few seconds, or another worker would take the job for a dead
         worker's and run it too; its ``updatedAt`` shows it moving meanwhile."""
         if self.renewal_due():
-            ImportJob.objects.filter(pk=self.job.pk).update(updated_at=now())
+            JOB_LEASE.renew(self.job.pk)
 
     def renewal_due(self) -> bool:
         moment = time.monotonic()

@@ -7,13 +7,12 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 
 from apps.accounts.permissions import Actor, authorize
 from apps.core.errors import Conflict, ValidationError
 from apps.importer.mappings import author_mapping_problems, mapping_slug_problem
-from apps.importer.models import ImportAnalysis, ImportJob, JobState
+from apps.importer.models import JOB_LEASE, ImportAnalysis, ImportJob, JobState
 from apps.schema import services as schema_services
 from apps.schema.models import Collection
 
@@ -232,6 +231,4 @@ def job_resume(*, actor: Actor, job: ImportJob) -> ImportJob:
 
 def job_is_stale(job: ImportJob) -> bool:
     """A running job whose worker has not written for longer than the lease: that worker is gone."""
-    from apps.core.timefmt import now
-
-    return (now() - job.updated_at).total_seconds() >= settings.CMS_IMPORT_LEASE_SECONDS
+    return JOB_LEASE.expired(job)
