@@ -120,16 +120,17 @@ def test_an_editor_publishes_trashes_and_restores_entries_from_the_list(studio_b
     assert [item["id"] for item in trashed] == [spring.pk]
 
     page.get_by_role("link", name="Trash").click()
-    assert page.get_by_role("heading", name="Trash: Posts").is_visible()
+    expect(page.get_by_role("heading", name="Trash: Posts")).to_be_visible()
     me.check("trash", doc="trash")
     page.get_by_role("button", name="Restore Spring opening hours").click()
-    assert page.get_by_role("status").get_by_text("1 entry restored.").is_visible()
-    assert page.get_by_text("The trash is empty.").is_visible()
+    expect(page.get_by_role("status").get_by_text("1 entry restored.")).to_be_visible()
+    expect(page.get_by_text("The trash is empty.")).to_be_visible()
     assert rest["admin"].items("/content/posts/trash") == []
     restored = rest["admin"].entry(spring.pk)
     assert restored["data"]["title"] == "Spring opening hours"
     page.get_by_role("link", name="Back to Posts").click()
-    assert page.locator(f"#entry-{spring.pk}").is_visible()
+    # Locator assertions wait for the page the click loads; a bare is_visible() would read the one still showing.
+    expect(page.locator(f"#entry-{spring.pk}")).to_be_visible()
 
 
 def test_a_contributor_cannot_publish_even_by_forging_the_form(studio_browser, posts, rest):
@@ -293,12 +294,13 @@ def test_an_editor_writes_publishes_edits_and_publishes_the_changes(studio_brows
 
     # Restoring the first revision makes it the working copy again, and publishes nothing.
     page.get_by_role("link", name="Revisions", exact=True).click()
-    assert page.get_by_role("heading", name="Revisions of “Harbour festival 2025”").is_visible()
+    expect(page.get_by_role("heading", name="Revisions of “Harbour festival 2025”")).to_be_visible()
     me.check("revisions", doc="revisions")
     page.get_by_role("link", name="View").last.click()
+    expect(page.get_by_role("button", name="Restore this revision")).to_be_visible()
     me.check("revision")
     page.get_by_role("button", name="Restore this revision").click()
-    assert page.get_by_role("status").get_by_text("Nothing was published.").is_visible()
+    expect(page.get_by_role("status").get_by_text("Nothing was published.")).to_be_visible()
     assert rest["admin"].entry(entry_id)["data"]["title"] == "Harbour festival"
     live = rest["public"].get(f"/content/posts/{entry_id}").json()["data"]["item"]
     assert live["data"]["title"] == "Harbour festival 2025"
