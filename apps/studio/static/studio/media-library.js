@@ -7,19 +7,7 @@
 (() => {
   "use strict";
 
-  const csrfToken = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
-
-  function el(tag, attrs = {}, ...children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attrs)) {
-      if (value === null || value === undefined || value === false) continue;
-      if (name === "text") node.textContent = value;
-      else if (name === "class") node.className = value;
-      else node.setAttribute(name, value === true ? "" : String(value));
-    }
-    for (const child of children) if (child) node.append(child);
-    return node;
-  }
+  const { el, csrfToken } = window.cmsStudio;
 
   function detailUrl(id) {
     return `${location.pathname.replace(/\/$/, "")}/${encodeURIComponent(id)}/`;

@@ -9,14 +9,8 @@
   const tree = document.getElementById("menu-tree");
   const saveButton = document.getElementById("menu-save");
   const announcer = document.getElementById("menu-announce");
-  const csrfToken = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
-  const say = (message) => {
-    // Cleared first so that the same sentence twice is announced twice.
-    announcer.textContent = "";
-    window.setTimeout(() => {
-      announcer.textContent = message;
-    }, 30);
-  };
+  const { csrfToken, announcer: announcerFor } = window.cmsStudio;
+  const say = announcer ? announcerFor(announcer) : () => {};
 
   const labelOf = (item) => item.dataset.label;
   const itemsIn = (list) => [...list.children].filter((node) => node.matches("li.menu-item"));

@@ -11,22 +11,9 @@
     upload: meta("cms-pick-media-upload", "/_cms/admin/pick/media/upload"),
     entries: meta("cms-pick-entries", "/_cms/admin/pick/entries"),
   };
-  const csrfToken = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
+  const { el, csrfToken } = window.cmsStudio;
   let counter = 0;
   const uniqueId = (prefix) => `${prefix}-${++counter}`;
-
-  /* Builds an element: attrs go to setAttribute except `text` (textContent) and `class`; children are appended. */
-  function el(tag, attrs = {}, ...children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attrs)) {
-      if (value === null || value === undefined || value === false) continue;
-      if (name === "text") node.textContent = value;
-      else if (name === "class") node.className = value;
-      else node.setAttribute(name, value === true ? "" : String(value));
-    }
-    for (const child of children) if (child) node.append(child);
-    return node;
-  }
 
   async function request(url, options = {}) {
     const response = await fetch(url, {

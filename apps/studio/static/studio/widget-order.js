@@ -5,14 +5,8 @@
   "use strict";
 
   const announcer = document.getElementById("widget-announce");
-  const csrfToken = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
-  const say = (message) => {
-    // Cleared first so that the same sentence twice is announced twice.
-    announcer.textContent = "";
-    window.setTimeout(() => {
-      announcer.textContent = message;
-    }, 30);
-  };
+  const { csrfToken, announcer: announcerFor } = window.cmsStudio;
+  const say = announcer ? announcerFor(announcer) : () => {};
 
   function enable(list) {
     const area = list.closest(".widget-area");
