@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import orjson
 from django.utils.html import escape, format_html, format_html_join
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 
 from apps.core.portabletext import plain_text
 from apps.core.portabletext_markdown import portable_text_to_markdown
@@ -28,7 +28,7 @@ TEXT_TYPES = frozenset({"string", "text", "slug"})
 MEDIA_TYPES = frozenset({"image", "file"})
 # Words, runs of spaces, and single other characters: punctuation changes alone do not mark a whole word changed.
 TOKENS = re.compile(r"\w+|\s+|[^\w\s]")
-EMPTY = mark_safe('<span class="empty">empty</span>')
+EMPTY = format_html('<span class="empty">{}</span>', "empty")
 REMOVED = '<del class="diff-del"><span class="visually-hidden">removed: </span>{}</del>'
 ADDED = '<ins class="diff-ins"><span class="visually-hidden">added: </span>{}</ins>'
 
