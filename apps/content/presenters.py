@@ -4,8 +4,10 @@ that builds it.
 Entries are presented a page at a time (``present_entries``) so that what they refer to is loaded once per page, not
 once per entry: the media items named by ``image`` and ``file`` fields (one query) and the entries' terms grouped by
 taxonomy (one query, none when no taxonomy applies to the collection). Stored JSON is spliced into answers unparsed
-(an ``orjson.Fragment`` where the shapes say object, see ``RAW_JSON`` in selectors.py) unless the collection has image
-or file fields, whose values must be resolved.
+(an ``orjson.Fragment`` where the shapes say object, see ``RAW_JSON`` in selectors.py), except the data that holds
+a value in one of the collection's image or file fields, which is parsed so that the value can be resolved. Rows
+that say whether they hold one (``data_media``/``live_media``, see ``media_held`` in selectors.py) are parsed only
+when they do; entries read without that knowledge are parsed whenever the collection has such fields.
 """
 
 from __future__ import annotations
@@ -173,15 +175,16 @@ class EntryExtras:
     media_fields: dict[str, str] = field(default_factory=dict)
     media: dict = field(default_factory=dict)
     terms: dict[str, dict[str, list[dict]]] | None = None
-    # Parsed data of entries with media fields: (entry id, column) → dict.
+    # Parsed data of the entries that may hold media values: (entry id, column) → dict. The others are spliced.
     parsed: dict[tuple[str, str], dict | None] = field(default_factory=dict)
 
     def values(self, entry: Entry, column: str):
         """The column's values for the answer: spliced unparsed, or parsed with media references resolved."""
         raw_name = "data_raw" if column == "data" else "live_raw"
-        if not self.media_fields:
+        key = (entry.pk, column)
+        if key not in self.parsed:
             return _stored_json(entry, raw_name, column)
-        values = self.parsed.get((entry.pk, column))
+        values = self.parsed[key]
         if not isinstance(values, dict):
             return values
         resolved = dict(values)
@@ -195,6 +198,10 @@ class EntryExtras:
         return resolved
 
 
+# Each stored JSON column: its name, its text as read for output, and whether it holds media values (when read).
+_COLUMNS = (("data", "data_raw", "data_media"), ("live_data", "live_raw", "live_media"))
+
+
 def load_extras(entries: Sequence[Entry], *, collection: Collection, drafts: bool) -> EntryExtras:
     extras = EntryExtras(
         media_fields={f.slug: f.type for f in collection.fields.all() if f.type in MEDIA_FIELD_TYPES}
@@ -202,8 +209,8 @@ def load_extras(entries: Sequence[Entry], *, collection: Collection, drafts: boo
     if extras.media_fields:
         wanted: set[str] = set()
         for entry in entries:
-            for column, raw_name in (("data", "data_raw"), ("live_data", "live_raw")):
-                if column == "data" and not drafts:
+            for column, raw_name, held in _COLUMNS:
+                if (column == "data" and not drafts) or getattr(entry, held, None) is False:
                     continue
                 values = _parsed_json(entry, raw_name, column)
                 extras.parsed[(entry.pk, column)] = values

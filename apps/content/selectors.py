@@ -16,7 +16,7 @@ import orjson
 from django.conf import settings
 from django.db.models import BooleanField, Case, Count, Q, QuerySet, TextField, Value, When
 from django.db.models.functions import Cast
-from django.db.models.lookups import Exact
+from django.db.models.lookups import Exact, IsNull
 
 from apps.accounts.permissions import Actor, authorize, can
 from apps.content.models import Byline, Entry, EntryByline, Revision, Status
@@ -102,6 +102,10 @@ class EntryRow:
     # copy differs from the published version (what an answer's ``liveData`` says).
     projected: dict | None = None
     has_changes: bool | None = None
+    # Whether the working copy / the published version holds a value in one of the collection's image or file fields
+    # (see ``media_held``); None when not read, and the presenters then parse the data to find out.
+    data_media: bool | None = None
+    live_media: bool | None = None
 
     @property
     def pk(self) -> str:
@@ -111,7 +115,17 @@ class EntryRow:
 ROW_FIELDS = tuple(
     name
     for name in EntryRow.__slots__
-    if name not in ("sort_value", "credit_list", "projected", "has_changes", "data_raw", "live_raw")
+    if name
+    not in (
+        "sort_value",
+        "credit_list",
+        "projected",
+        "has_changes",
+        "data_raw",
+        "live_raw",
+        "data_media",
+        "live_media",
+    )
 )
 # The comparison ``present_entry`` makes between the stored texts, made by the database, so that the data itself need
 # not be read.
@@ -123,14 +137,41 @@ HAS_CHANGES = Case(
 )
 
 
+def media_held(collection: Collection, *, drafts: bool) -> dict:
+    """Annotations saying, per row, whether the data holds a value (present and not JSON null) in one of the
+    collection's image or file fields: ``data_media`` for the working copy (readers with drafts access only) and
+    ``live_media`` for the published version. Only such values are resolved into media references, so the presenters
+    parse and rebuild the data of those rows alone and splice the others' stored text unparsed. Asked of the
+    database beside the row: no extra query, and the JSON is read by the same key expression as filters and sorts."""
+    slugs = [field.slug for field in collection.fields.all() if field.type in MEDIA_REFERENCE_TYPES]
+    if not slugs:
+        return {}
+    columns = {"data_media": "data", "live_media": "live_data"} if drafts else {"live_media": "live_data"}
+    return {name: _holds_any(column, slugs) for name, column in columns.items()}
+
+
+def _holds_any(column: str, slugs: list[str]) -> Case:
+    held = Q(IsNull(JsonKey(column, slugs[0]), False))
+    for slug in slugs[1:]:
+        held |= Q(IsNull(JsonKey(column, slug), False))
+    return Case(When(held, then=Value(True)), default=Value(False), output_field=BooleanField())
+
+
 def _rows(
-    queryset: QuerySet, *, sorted_by_value: bool, project: Sequence[str] | None = None, drafts: bool = True
+    queryset: QuerySet,
+    *,
+    sorted_by_value: bool,
+    project: Sequence[str] | None = None,
+    drafts: bool = True,
+    collection: Collection | None = None,
 ) -> QuerySet:
-    """Rows as ``.values()``: the data as stored text, or with ``project`` only the named keys of the data (the
-    working copy for readers with drafts access, else the published version) and ``has_changes``."""
+    """Rows as ``.values()``: the data as stored text (and with ``collection``, whether it holds media values, see
+    ``media_held``), or with ``project`` only the named keys of the data (the working copy for readers with drafts
+    access, else the published version) and ``has_changes``."""
     names = (*ROW_FIELDS, "sort_value") if sorted_by_value else ROW_FIELDS
     if project is None:
-        return queryset.annotate(**RAW_JSON).values(*names, "data_raw", "live_raw")
+        held = media_held(collection, drafts=drafts) if collection is not None else {}
+        return queryset.annotate(**RAW_JSON, **held).values(*names, "data_raw", "live_raw", *held)
     column = "data" if drafts else "live_data"
     keys = {f"projected_{index}": JsonKey(column, key) for index, key in enumerate(project)}
     return queryset.annotate(**keys, has_changes=HAS_CHANGES).values(*names, *keys, "has_changes")
@@ -223,7 +264,9 @@ def entry_list(
     if annotation:
         entries = entries.annotate(**annotation)
     page = keyset_page(
-        _rows(entries, sorted_by_value=bool(annotation), project=project, drafts=drafts),
+        _rows(
+            entries, sorted_by_value=bool(annotation), project=project, drafts=drafts, collection=collection
+        ),
         keys=keys,
         cursor=cursor,
         limit=limit,
@@ -379,6 +422,7 @@ def trash_list(
         Entry.objects.filter(collection=collection, deleted_at__isnull=False),
         sorted_by_value=False,
         project=project,
+        collection=collection,
     )
     keys = [SortKey("deleted_at", descending=True, kind="datetime"), SortKey("id", descending=True)]
     page = keyset_page(
@@ -401,7 +445,10 @@ def entries_chosen(
     authorize(actor, "content.read_drafts")
     wanted = [ref.upper() for ref in dict.fromkeys(ids) if isinstance(ref, str) and is_ulid(ref)]
     rows = _rows(
-        Entry.objects.filter(collection=collection, pk__in=wanted), sorted_by_value=False, project=project
+        Entry.objects.filter(collection=collection, pk__in=wanted),
+        sorted_by_value=False,
+        project=project,
+        collection=collection,
     )
     found = {row.id: row for row in map(_row_builder(project), rows)}
     items = attach_credits([found[pk] for pk in wanted if pk in found])
