@@ -35,6 +35,15 @@ def test_a_finished_import_analyzes_the_tables_it_filled_on_postgresql(admin_api
     assert {table: _manual_analyses(table) - before[table] for table in tables} == dict.fromkeys(tables, 1)
 
 
+def _forget_stats(*tables: str) -> None:
+    """Statistics an earlier test committed (one on a transactional database) outlive its rows: start without."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name FROM sqlite_master WHERE name = 'sqlite_stat1'")
+        if cursor.fetchone() is not None:
+            for table in tables:
+                cursor.execute("DELETE FROM sqlite_stat1 WHERE tbl = %s", [table])
+
+
 def _stat_rows(table: str) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute("SELECT name FROM sqlite_master WHERE name = 'sqlite_stat1'")
@@ -49,7 +58,7 @@ def test_analyze_fills_sqlite_statistics(posts_collection):
         pytest.skip("sqlite_stat1 is SQLite's")
     for number in range(3):
         make_entry(posts_collection, {"title": f"Post {number}"})
-    assert _stat_rows("content_entry") == []
+    _forget_stats("content_entry")
 
     assert analyze([Entry]) >= 0
 
@@ -62,6 +71,7 @@ def test_analyze_fills_sqlite_statistics(posts_collection):
 def test_a_finished_import_analyzes_on_sqlite(admin_api):
     if connection.vendor != "sqlite":
         pytest.skip("sqlite_stat1 is SQLite's")
+    _forget_stats("content_entry", "taxonomy_entryterm")
 
     run_import(admin_api, THEME_UNIT_TEST)
 
