@@ -188,12 +188,24 @@ def _row_builder(project: Sequence[str] | None):
     return build
 
 
+# A single entry's credits, compiled once (see PreparedQuery): every GET of an entry with a byline reads them, and
+# compiling the query took about a quarter of such a GET (issue 21).
+_CREDITS_OF_ENTRY = PreparedQuery(
+    lambda entry_id: (
+        EntryByline.objects.filter(entry_id=entry_id).select_related("byline").order_by("sort_order")
+    ),
+    "entry_id",
+)
+
+
 def attach_credits(entries: list) -> list:
     """Load the byline credits of ``entries`` in one query, skipping it when none has a primary byline (an entry has
     credits exactly when it has a primary byline). Sets ``entry.credit_list``."""
     credited = [entry.pk for entry in entries if entry.primary_byline_id]
     by_entry: dict[str, list[EntryByline]] = {}
-    if credited:
+    if len(credited) == 1:
+        by_entry[credited[0]] = _CREDITS_OF_ENTRY.fetch(entry_id=credited[0])
+    elif credited:
         credits = (
             EntryByline.objects.filter(entry_id__in=credited).select_related("byline").order_by("sort_order")
         )

@@ -13,7 +13,7 @@ from django.utils.html import format_html_join
 from apps.accounts.permissions import Actor
 from apps.core.admin import ServiceAdminMixin, ServiceForm
 from apps.core.errors import CmsError
-from apps.menus import services
+from apps.menus import selectors, services
 from apps.menus.models import Menu, MenuItem
 
 
@@ -106,6 +106,9 @@ class MenuOrderChangeList(ChangeList):
     def get_results(self, request):
         super().get_results(request)
         self.result_list = menu_order(list(self.result_list))
+        # Each item's target by name (the entry's title, the term's label), resolved for the page at once.
+        for node in selectors.resolve(self.result_list, drafts=True):
+            node.item.resolved_target = node.target
 
 
 @admin.register(MenuItem)
@@ -124,11 +127,20 @@ class MenuItemAdmin(ServiceAdminMixin, admin.ModelAdmin):
 
     @admin.display(description="Item")
     def tree_label(self, item: MenuItem) -> str:
-        return "— " * getattr(item, "tree_depth", 0) + str(item)
+        target = getattr(item, "resolved_target", None)
+        shown = item.label or (getattr(target, "title", None) or getattr(target, "label", None)) or str(item)
+        return "— " * getattr(item, "tree_depth", 0) + shown
 
     @admin.display(description="Links to")
     def target(self, item: MenuItem) -> str:
-        return item.url or f"{item.reference_collection}/{item.reference_id}"
+        if item.url:
+            return item.url
+        target = getattr(item, "resolved_target", None)
+        if target is None:
+            return f"{item.reference_collection}/{item.reference_id} (missing)"
+        name = getattr(target, "title", None) or target.label
+        trashed = " (trashed)" if getattr(target, "trashed", False) else ""
+        return f"{name} ({item.reference_collection}){trashed}"
 
     def delete_model(self, request, obj):
         try:

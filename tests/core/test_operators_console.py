@@ -97,3 +97,19 @@ def test_revisions_are_restored_through_the_service_not_deleted(operator, admin_
     item = admin_api.get(url).json()["data"]["item"]
     assert (item["data"], item["status"]) == ({"title": "First"}, "draft")
     assert Revision.objects.filter(entry=entry).count() == 3
+
+
+def test_menu_items_are_listed_by_their_targets_names(operator, admin_api, posts_collection):
+    entry = make_entry(posts_collection, {"title": "Opening hours"}, slug="hours")
+    menu = admin_api.post("/_cms/api/menus", {"name": "main", "label": "Main"}, format="json")
+    assert menu.status_code == 201, menu.content
+    added = admin_api.post(
+        "/_cms/api/menus/main/items",
+        {"type": "content", "referenceCollection": "posts", "referenceId": entry.pk},
+        format="json",
+    )
+    assert added.status_code == 201, added.content
+    html = operator.get(f"{CONSOLE}/menus/menuitem/").content.decode()
+    row = text_of(html[html.index("<tbody>") : html.index("</tbody>")])
+    assert "Opening hours" in row and "Opening hours (posts)" in row
+    assert entry.pk not in row

@@ -7,6 +7,7 @@
 - ``bulk``: ``bulk_insert(objs)`` for rows by the hundred (``COPY`` on PostgreSQL).
 - ``prepared``: ``PreparedQuery``, a queryset compiled once per process.
 - ``request_scalars``: values read alongside a request's first query and kept for the request.
+- ``stats``: ``analyze(models)`` refreshes the planner statistics of tables a bulk write filled.
 
 The Django database engine PostgreSQL connections use is elsewhere: ``apps.core.dbbackends.postgresql``.
 """

@@ -12,7 +12,8 @@ class PreparedQuery:
     Django's own iterator makes them (deferred fields, annotations and ``select_related`` included).
 
     ``build(**placeholders)`` must return the queryset with each keyword used as a plain filter value (no transform
-    that would change it before it reaches the SQL parameters).
+    that would change it before it reaches the SQL parameters). A ``values_list()`` queryset gives its rows as
+    tuples, converted as Django converts them, and nothing else (``flat`` and ``named`` are not applied).
     """
 
     def __init__(self, build, *names: str):
@@ -21,19 +22,26 @@ class PreparedQuery:
         self._compiled: dict[str, tuple] = {}
 
     def _compile(self, alias: str) -> tuple:
-        from django.db.models.query import get_related_populators
+        from django.db.models.query import ValuesListIterable, get_related_populators
 
         sentinels = {name: f"\x00prepared:{name}\x00" for name in self._names}
         by_sentinel = {value: name for name, value in sentinels.items()}
-        compiler = self._build(**sentinels).query.get_compiler(using=alias)
+        queryset = self._build(**sentinels)
+        compiler = queryset.query.get_compiler(using=alias)
         sql, params = compiler.as_sql()
         slots = [(by_sentinel[param], None) if param in by_sentinel else (None, param) for param in params]
         unused = set(self._names) - {name for name, _ in slots if name}
         if unused:
             raise ValueError(f"placeholders not found in the query's parameters: {sorted(unused)}")
         select, klass_info = compiler.select, compiler.klass_info
-        start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
         fields = [column[0] for column in select[0 : compiler.col_count]]
+        if queryset._fields is not None:  # values_list(): rows, no instances
+            if not issubclass(queryset._iterable_class, ValuesListIterable):
+                raise ValueError("a prepared query gives instances or values_list() rows, not values() dicts")
+            compiled = (sql, slots, compiler, compiler.get_converters(fields), None, [], (0, 0), [], {})
+            self._compiled[alias] = compiled
+            return compiled
+        start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
         compiled = (
             sql,
             slots,
@@ -60,6 +68,8 @@ class PreparedQuery:
         objects = []
         if converters:
             rows = compiler.apply_converters(rows, converters)
+        if model is None:
+            return [tuple(row) for row in rows] if converters else rows
         for row in rows:
             obj = model.from_db(using, attnames, row[start:end])
             for populator in populators:

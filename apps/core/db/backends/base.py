@@ -60,3 +60,9 @@ class DatabaseBackend(ABC):
     def bulk_insert(self, objs: list) -> None:
         """Insert new instances of one model (a non-empty list) as ``bulk_create`` would, serial keys not read
         back."""
+
+    # --- planner statistics ---------------------------------------------------------------------------------------
+
+    @abstractmethod
+    def analyze(self, cursor, tables: list[str]) -> None:
+        """Refresh the planner's statistics of ``tables`` (quoted names), after a bulk write changed them."""

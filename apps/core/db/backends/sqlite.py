@@ -35,3 +35,9 @@ class SqliteBackend(DatabaseBackend):
 
     def bulk_insert(self, objs: list) -> None:
         type(objs[0]).objects.bulk_create(objs)
+
+    def analyze(self, cursor, tables: list[str]) -> None:
+        # ANALYZE of each table rather than PRAGMA optimize: before SQLite 3.46 optimize analyses only tables whose
+        # indexes this connection's own queries used, which an import worker's connection has not read from.
+        for table in tables:
+            cursor.execute(f"ANALYZE {table}")
