@@ -112,21 +112,10 @@ class EntryRow:
         return self.id
 
 
-ROW_FIELDS = tuple(
-    name
-    for name in EntryRow.__slots__
-    if name
-    not in (
-        "sort_value",
-        "credit_list",
-        "projected",
-        "has_changes",
-        "data_raw",
-        "live_raw",
-        "data_media",
-        "live_media",
-    )
-)
+# The row's columns read as they are; the others are computed by the query (annotations) or after it.
+_NOT_COLUMNS = {"sort_value", "credit_list", "projected", "has_changes"}
+_NOT_COLUMNS |= {"data_raw", "live_raw", "data_media", "live_media"}
+ROW_FIELDS = tuple(name for name in EntryRow.__slots__ if name not in _NOT_COLUMNS)
 # The comparison ``present_entry`` makes between the stored texts, made by the database, so that the data itself need
 # not be read.
 HAS_CHANGES = Case(
