@@ -20,7 +20,8 @@ import orjson
 from pydantic import Field, RootModel
 
 from apps.content.models import Byline, Entry, Revision, Status
-from apps.content.selectors import Comparison, Entries, MediaUsages
+from apps.content.overviews import MediaUsages
+from apps.content.selectors import Comparison, Entries
 from apps.core.pagination import Page
 from apps.core.portabletext_markdown import portable_text_to_markdown
 from apps.core.shapes import Timestamp, TypedDict

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db import transaction
 
-from apps.content import selectors, services
+from apps.content import overviews, selectors, services
 from apps.content.inputs import (
     ContentCreateIn,
     ContentGetIn,
@@ -423,4 +423,4 @@ def media_usages(actor, args: MediaUsagesIn) -> MediaUsagesOut:
 
     Returns {items: [{entryId, collection, title, status, trashed, fields, versions}], truncated}.
     """
-    return present_media_usages(selectors.media_usages(actor=actor, media_id=args.id, limit=args.limit))
+    return present_media_usages(overviews.media_usages(actor=actor, media_id=args.id, limit=args.limit))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from apps.accounts import selectors as account_selectors
 from apps.accounts.permissions import actor_from_request
-from apps.content import selectors, services
+from apps.content import overviews, selectors, services
 from apps.content.inputs import (
     BylineIn,
     EntryCreateIn,
@@ -352,7 +352,7 @@ class MediaUsagesView(CmsAPIView):
         """The entries, live or trashed, whose image or file fields or Portable Text (image, gallery, cover, video,
         audio and file blocks) reference the media item, latest edited first: what deleting it would leave
         pointing at nothing. 404 for an unknown media item."""
-        usages = selectors.media_usages(
+        usages = overviews.media_usages(
             actor=actor_from_request(request), media_id=pk, limit=self.query["limit"]
         )
         return ok(present_media_usages(usages))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from apps.content.models import Status
-from apps.content.selectors import entry_digests
+from apps.content.overviews import entry_digests
 from apps.studio.access import studio_page
 from apps.studio.rendering import render_studio
 

@@ -18,7 +18,7 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.accounts.permissions import can
-from apps.content.selectors import media_usages
+from apps.content.overviews import media_usages
 from apps.core import shapes
 from apps.core.errors import CmsError
 from apps.media.errors import MediaTooLarge

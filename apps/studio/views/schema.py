@@ -12,7 +12,7 @@ from django.http import HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect
 
 from apps.accounts.permissions import authorize
-from apps.content import selectors as content_selectors
+from apps.content import overviews
 from apps.core.errors import CmsError, NotFound
 from apps.schema import selectors, services, typescript
 from apps.schema.presenters import present_schema
@@ -31,7 +31,7 @@ def admin_only(request) -> None:
 def schema_home(request):
     admin_only(request)
     collections = selectors.collection_list(actor=request.actor, with_fields=True)
-    counts = content_selectors.entry_counts(actor=request.actor)
+    counts = overviews.entry_counts(actor=request.actor)
     rows = [
         {
             "collection": collection,
@@ -104,7 +104,7 @@ def collection_delete(request, collection: str):
         )
         messages.success(request, f"Deleted the collection {target.label}.")
         return redirect("studio:schema")
-    count = content_selectors.entry_counts(actor=request.actor).get(target.pk, 0)
+    count = overviews.entry_counts(actor=request.actor).get(target.pk, 0)
     context = {"collection": target, "entries": count, "fields": len(target.fields.all())}
     return render_studio(request, "studio/schema/collection_delete.html", context, section=SECTION)
 

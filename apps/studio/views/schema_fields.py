@@ -11,7 +11,7 @@ from django.contrib import messages
 from django.http import HttpResponseNotAllowed
 from django.shortcuts import redirect
 
-from apps.content import selectors as content_selectors
+from apps.content import overviews
 from apps.core.errors import CmsError
 from apps.schema import selectors, services
 from apps.studio import schema_forms as forms
@@ -29,7 +29,7 @@ def collection_page(request, collection: str):
     admin_only(request)
     target = _collection(request, collection)
     fields = list(target.fields.all())
-    count = content_selectors.entry_counts(actor=request.actor).get(target.pk, 0)
+    count = overviews.entry_counts(actor=request.actor).get(target.pk, 0)
     context = {"collection": target, "fields": fields, "entries": count}
     return render_studio(request, "studio/schema/collection.html", context, section=SECTION)
 
@@ -111,7 +111,7 @@ def field_edit(request, collection: str, field: str):
         form = forms.FieldForm(values=values, errors=problems, message="Some values could not be read.")
         return _field_form(request, target, form, field=current, status=400)
     if definition["type"] != current.type and request.POST.get("confirmed") != "yes":
-        holding = content_selectors.entries_holding(actor=request.actor, collection=target, key=current.slug)
+        holding = overviews.entries_holding(actor=request.actor, collection=target, key=current.slug)
         context = {
             "collection": target,
             "field": current,
@@ -142,6 +142,6 @@ def field_remove(request, collection: str, field: str):
         services.field_delete(actor=request.actor, field=current)
         messages.success(request, f"Removed the field {current.label} and its data.")
         return redirect("studio:schema-collection", target.slug)
-    holding = content_selectors.entries_holding(actor=request.actor, collection=target, key=current.slug)
+    holding = overviews.entries_holding(actor=request.actor, collection=target, key=current.slug)
     context = {"collection": target, "field": current, "entries": holding}
     return render_studio(request, "studio/schema/field_remove.html", context, section=SECTION)
