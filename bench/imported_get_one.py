@@ -20,6 +20,8 @@ import time
 from io import StringIO
 from pathlib import Path
 
+from tests.testdata import TESTDATA
+
 
 def _captured(request) -> list[str]:
     """The SQL ``request`` ran, on whichever thread's connection (not only this thread's, as Django's capture)."""
@@ -50,7 +52,7 @@ def main() -> None:
     parser.add_argument(
         "--wxr",
         type=Path,
-        default=Path("/work/shared/testdata/wxr/theme-test-data/themeunittestdata.wordpress.xml"),
+        default=TESTDATA / "wxr" / "theme-test-data" / "themeunittestdata.wordpress.xml",
     )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="imported-get-one-"))

@@ -2,7 +2,7 @@
 shared, so it is run by hand): list 50 of imported Theme Unit Test posts (copied up to 50) in their collection, which
 has an image field, with none and then 5 of them holding an image, for an admin (drafts) and a subscriber (published).
 
-    CMS_TESTDATA_DIR=../shared/testdata BENCH_OUT=/tmp/out.txt .venv/bin/python -m pytest -q -p no:cacheprovider \
+    CMS_TESTDATA_DIR=../shared/testdata BENCH_OUT=var/bench-media-list.txt .venv/bin/python -m pytest -q -p no:cacheprovider \
         tests/importer/bench_media_list.py -p no:logging
 
 (``-p no:logging``: pytest's capture would keep every request's log record, and the collector's work over that
@@ -121,7 +121,7 @@ def test_bench(admin_api, settings):
                 len(r.content),
                 held,
             )
-    with open(os.environ.get("BENCH_OUT", "/tmp/fastpath/out.txt"), "a") as f:
+    with open(os.environ.get("BENCH_OUT", "var/bench-media-list.txt"), "a") as f:
         for key, (ms, calls, nq, size, held) in out.items():
             f.write(
                 f"{key[0]:5} {key[1]:5} {ms:7.2f} ms  {calls:6d} calls  {nq} queries  {size} bytes  images={held}\n"
