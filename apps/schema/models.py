@@ -26,6 +26,11 @@ class Collection(TimestampedModel):
     description = models.TextField(blank=True)
     icon = models.CharField(max_length=100, blank=True)
     supports = models.JSONField(default=default_supports)
+    # Delivery (docs/delivery.md): published entries readable without a token, where they live on the front end, and
+    # the front end's route that shows a draft from a preview token.
+    public = models.BooleanField(default=False)
+    url_pattern = models.CharField(max_length=300, blank=True)
+    preview_url = models.CharField(max_length=2000, blank=True)
 
     class Meta:
         ordering = ["slug"]
