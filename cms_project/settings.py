@@ -106,6 +106,7 @@ INSTALLED_APPS = [
     "apps.plugins",
     "apps.mcp",
     "apps.importer",
+    "apps.webhooks",
     "apps.studio",
 ]
 
@@ -516,6 +517,27 @@ LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+# Webhooks (docs/webhooks.md). Hosts (or host:port) that endpoint URLs may name although they resolve to private or
+# loopback addresses: receivers on the operator's own network. Empty: only public addresses.
+CMS_WEBHOOK_ALLOWED_HOSTS = env_list("CMS_WEBHOOK_ALLOWED_HOSTS", [])
+# Seconds to connect and to wait for the answer; a receiver should answer fast and work later.
+CMS_WEBHOOK_TIMEOUT_SECONDS = env_int("CMS_WEBHOOK_TIMEOUT_SECONDS", 10)
+CMS_WEBHOOK_MAX_ATTEMPTS = env_int("CMS_WEBHOOK_MAX_ATTEMPTS", 10)
+CMS_WEBHOOK_RETRY_BASE_SECONDS = env_int("CMS_WEBHOOK_RETRY_BASE_SECONDS", 60)
+CMS_WEBHOOK_RETRY_MAX_SECONDS = env_int("CMS_WEBHOOK_RETRY_MAX_SECONDS", 6 * 3600)
+# An endpoint is disabled once its attempts have failed this many times in a row AND for this long.
+CMS_WEBHOOK_DISABLE_AFTER_FAILURES = env_int("CMS_WEBHOOK_DISABLE_AFTER_FAILURES", 20)
+CMS_WEBHOOK_DISABLE_AFTER_SECONDS = env_int("CMS_WEBHOOK_DISABLE_AFTER_SECONDS", 24 * 3600)
+# A worker that has not finished a delivery after this long is taken to be dead: another sends it again.
+CMS_WEBHOOK_LEASE_SECONDS = env_int("CMS_WEBHOOK_LEASE_SECONDS", 120)
+CMS_WEBHOOK_BATCH_SIZE = env_int("CMS_WEBHOOK_BATCH_SIZE", 50)
+# How much of each answer is kept with its attempt, in bytes.
+CMS_WEBHOOK_RESPONSE_EXCERPT = 1024
+# Finished deliveries (and their attempts) are deleted after this many days.
+CMS_WEBHOOK_RETENTION_DAYS = env_int("CMS_WEBHOOK_RETENTION_DAYS", 30)
+# How long a rotated-out secret still signs beside the new one, unless the rotation says otherwise.
+CMS_WEBHOOK_SECRET_GRACE_SECONDS = env_int("CMS_WEBHOOK_SECRET_GRACE_SECONDS", 24 * 3600)
+
 CMS_DEFAULT_LOCALE = env("CMS_DEFAULT_LOCALE", "en")
 CMS_LOCALES = env_list("CMS_LOCALES", [CMS_DEFAULT_LOCALE])
 

@@ -28,6 +28,7 @@ api_patterns = [
     path("", include("apps.site.api.urls")),
     path("", include("apps.plugins.api.urls")),
     path("", include("apps.importer.api.urls")),
+    path("", include("apps.webhooks.api.urls")),
 ]
 
 

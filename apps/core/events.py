@@ -43,3 +43,25 @@ media_changed = Signal()
 # Taxonomies (apps/taxonomy) -----------------------------------------------------------------------------------------
 # entry: Entry, taxonomy: Taxonomy, term_ids: list[str] (the entry's terms in that taxonomy after the change), actor
 entry_terms_changed = Signal()
+
+# Changes that only notify (webhooks, apps/webhooks), sent by the domains' services inside their transaction --------
+# collection: Collection (after the write), action: "create" | "update", actor
+collection_changed = Signal()
+# taxonomy: Taxonomy (still readable on "delete"), action: "create" | "update" | "delete", actor
+taxonomy_changed = Signal()
+# term: Term (still readable on "delete"), action: "create" | "update" | "delete", actor
+term_changed = Signal()
+# menu: Menu (still readable on "delete"), action: "create" | "update" | "delete", actor. Changes to a menu's items
+# are its "update".
+menu_changed = Signal()
+# section: Section (still readable on "delete"), action: "create" | "update" | "delete", actor
+section_changed = Signal()
+# widget: Widget (still readable on "delete"), action: "create" | "update" | "delete", actor
+widget_changed = Signal()
+# area: WidgetArea (still readable on "delete"), action: "create" | "update" | "delete", actor. Reordering its
+# widgets is its "update".
+widget_area_changed = Signal()
+# settings: SiteSettings (after the write), actor
+settings_changed = Signal()
+# job: ImportJob (in its final state), outcome: "completed" | "failed", actor (None: the worker ran it)
+import_finished = Signal()

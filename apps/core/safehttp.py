@@ -19,7 +19,8 @@ database on 10.0.0.5, an admin port on localhost. Every fetch therefore goes thr
 
 Built on urllib3's connection pools, which take the address to connect to separately from the TLS server name.
 ``settings.CMS_SAFEHTTP_ALLOW_HOSTS`` (hosts, addresses or networks) lets tests reach a local server; it is not read
-from the environment. ``settings.CMS_SAFEHTTP_CA_BUNDLE`` names extra trusted certificates (tests, private CAs).
+from the environment. A caller may allow more for its own fetches with ``allow`` (webhook deliveries pass the
+operator's ``CMS_WEBHOOK_ALLOWED_HOSTS``); there an entry may also be ``host:port``, allowing that port only. ``settings.CMS_SAFEHTTP_CA_BUNDLE`` names extra trusted certificates (tests, private CAs).
 """
 
 from __future__ import annotations
@@ -228,6 +229,7 @@ def fetch(
     max_redirects: int = 5,
     retries: int = 2,
     backoff: float = 0.5,
+    allow: tuple[str, ...] = (),
 ) -> Response:
     """Fetch a URL safely and return the whole response (any status; check ``ok``)."""
     method = method.upper()
@@ -245,6 +247,7 @@ def fetch(
                 total_timeout=total_timeout,
                 max_redirects=max_redirects,
                 retries=0,
+                allow=allow,
             ) as response:
                 content = response.read()
                 return Response(response.url, response.status, response.headers, content)
@@ -269,6 +272,7 @@ def open_stream(
     max_redirects: int = 5,
     retries: int = 2,
     backoff: float = 0.5,
+    allow: tuple[str, ...] = (),
 ) -> Iterator[StreamedResponse]:
     """Open a URL safely; the body is read from the yielded response in chunks. Retries cover getting the
     response's headers (a body cut off half-way cannot be resumed here)."""
@@ -286,6 +290,7 @@ def open_stream(
                 timeout=Timeout(connect=connect_timeout, read=read_timeout),
                 deadline=time.monotonic() + total_timeout,
                 max_redirects=max_redirects,
+                allow=allow,
             )
             break
         except FetchTimeout:
@@ -334,7 +339,7 @@ class _Target:
         return host if self.port == default else f"{host}:{self.port}"
 
 
-def check_url(url: str) -> _Target:
+def check_url(url: str, *, allow: tuple[str, ...] = ()) -> _Target:
     """Check a URL and its host's addresses; returns where to connect. Raises BlockedDestination."""
     try:
         parsed = parse_url(url.strip())
@@ -357,8 +362,8 @@ def check_url(url: str) -> _Target:
     addresses = [literal] if literal is not None else resolve_host(_idna(host), port)
     if not addresses:
         raise FetchFailed(f"The host {host} has no addresses.")
-    allowed = _allowed()
-    if host not in allowed["hosts"]:
+    allowed = _allowed(allow)
+    if host not in allowed["hosts"] and (host, port) not in allowed["host_ports"]:
         for address in addresses:
             reason = blocked_reason(address)
             if reason and not any(address in network for network in allowed["networks"]):
@@ -376,13 +381,14 @@ def _request(
     timeout: Timeout,
     deadline: float,
     max_redirects: int,
+    allow: tuple[str, ...] = (),
 ) -> tuple[Any, str]:
     headers = {"User-Agent": USER_AGENT, "Accept-Encoding": "gzip, deflate", **headers}
     first_host = None
     for _ in range(max_redirects + 1):
         if time.monotonic() > deadline:
             raise FetchTimeout(f"Fetching {url} took longer than allowed.")
-        target = check_url(url)
+        target = check_url(url, allow=allow)
         first_host = first_host or target.host
         if target.host != first_host:
             # A redirect to another host must not carry our credentials along.
@@ -492,15 +498,27 @@ def _idna(host: str) -> str:
         raise BlockedDestination(f"{host} is not a valid host name.") from error
 
 
-def _allowed() -> dict[str, Any]:
+_HOST_PORT = re.compile(r"^\[?([^\[\]]+?)\]?:(\d{1,5})$")
+
+
+def _allowed(extra: tuple[str, ...] = ()) -> dict[str, Any]:
     hosts: set[str] = set()
+    host_ports: set[tuple[str, int]] = set()
     networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
-    for entry in getattr(settings, "CMS_SAFEHTTP_ALLOW_HOSTS", ()) or ():
+    for entry in (*(getattr(settings, "CMS_SAFEHTTP_ALLOW_HOSTS", ()) or ()), *extra):
+        entry = entry.strip().lower()
         try:
             networks.append(ipaddress.ip_network(entry.strip("[]"), strict=False))
+            continue
         except ValueError:
-            hosts.add(entry.lower().rstrip("."))
-    return {"hosts": hosts, "networks": networks}
+            pass
+        # host:port, [v6 address]:port; a bare IPv6 address was taken as a network above.
+        match = _HOST_PORT.match(entry)
+        if match and entry.count(":") == 1 or (match and entry.startswith("[")):
+            host_ports.add((match.group(1).rstrip("."), int(match.group(2))))
+        else:
+            hosts.add(entry.rstrip("."))
+    return {"hosts": hosts, "host_ports": host_ports, "networks": networks}
 
 
 def _charset(content_type: str) -> str | None:

@@ -16,6 +16,7 @@ from django.db.models import Max
 
 from apps.accounts.permissions import Actor, authorize
 from apps.content.models import Entry
+from apps.core import events
 from apps.core.errors import DuplicateSlug, ValidationError
 from apps.menus.models import ItemType, Menu, MenuItem
 from apps.schema.models import Collection
@@ -33,6 +34,10 @@ def check_name(name: Any) -> None:
         raise ValidationError(details={"name": NAME_HINT})
 
 
+def _changed(menu: Menu, action: str, actor: Actor) -> None:
+    events.menu_changed.send(sender=Menu, menu=menu, action=action, actor=actor)
+
+
 @transaction.atomic
 def menu_create(*, actor: Actor, name: str, label: str) -> Menu:
     authorize(actor, "menus.write")
@@ -41,7 +46,9 @@ def menu_create(*, actor: Actor, name: str, label: str) -> Menu:
         raise ValidationError(details={"label": "Required."})
     if Menu.objects.filter(name=name).exists():
         raise DuplicateSlug(f"A menu named '{name}' exists already.", details={"name": "Taken."})
-    return Menu.objects.create(name=name, label=label.strip())
+    menu = Menu.objects.create(name=name, label=label.strip())
+    _changed(menu, "create", actor)
+    return menu
 
 
 @transaction.atomic
@@ -55,12 +62,14 @@ def menu_update(*, actor: Actor, menu: Menu, label: str | None = None, name: str
             raise ValidationError(details={"label": "Must not be empty."})
         menu.label = label.strip()
         menu.save()
+        _changed(menu, "update", actor)
     return menu
 
 
 @transaction.atomic
 def menu_delete(*, actor: Actor, menu: Menu) -> None:
     authorize(actor, "menus.write")
+    _changed(menu, "delete", actor)
     menu.delete()
 
 
@@ -143,6 +152,7 @@ def menu_item_create(*, actor: Actor, menu: Menu, values: dict[str, Any]) -> Men
             "last"
         ]
         sort_order = 0 if last is None else last + 1
+    _changed(menu, "update", actor)
     return MenuItem.objects.create(
         menu=menu,
         parent_id=parent_id,
@@ -183,6 +193,7 @@ def menu_item_update(*, actor: Actor, item: MenuItem, changes: dict[str, Any]) -
             value = (value or "").strip() if name == "label" else (value or "")
         setattr(item, name, value)
     item.save()
+    _changed(menu, "update", actor)
     return item
 
 
@@ -190,9 +201,10 @@ def menu_item_update(*, actor: Actor, item: MenuItem, changes: dict[str, Any]) -
 def menu_item_delete(*, actor: Actor, item: MenuItem) -> None:
     """Delete an item; its children move up to its parent, keeping their order after its position."""
     authorize(actor, "menus.write")
-    Menu.objects.select_for_update().get(pk=item.menu_id)
+    menu = Menu.objects.select_for_update().get(pk=item.menu_id)
     MenuItem.objects.filter(parent_id=item.pk).update(parent_id=item.parent_id)
     MenuItem.objects.filter(pk=item.pk).delete()
+    _changed(menu, "update", actor)
 
 
 @transaction.atomic
@@ -229,6 +241,7 @@ def menu_reorder(*, actor: Actor, menu: Menu, items: list[dict[str, Any]]) -> Me
         row.sort_order = change["sort_order"]
     MenuItem.objects.bulk_update(list(rows.values()), ["parent_id", "sort_order"])
     menu.save(update_fields=["updated_at"])
+    _changed(menu, "update", actor)
     return menu
 
 
@@ -275,4 +288,5 @@ def menu_items_replace(*, actor: Actor, menu: Menu, items: list[dict[str, Any]])
 
     create(items, None)
     menu.save(update_fields=["updated_at"])
+    _changed(menu, "update", actor)
     return menu

@@ -98,7 +98,7 @@ def collection_create(
         )
     try:
         with transaction.atomic():
-            return Collection.objects.create(
+            collection = Collection.objects.create(
                 slug=slug,
                 label=label.strip(),
                 label_singular=(label_singular or "").strip(),
@@ -111,6 +111,8 @@ def collection_create(
         raise DuplicateSlug(
             f"A collection with the slug '{slug}' already exists.", details={"slug": "Already taken."}
         ) from None
+    events.collection_changed.send(sender=Collection, collection=collection, action="create", actor=actor)
+    return collection
 
 
 @transaction.atomic
@@ -142,6 +144,7 @@ def collection_update(*, actor: Actor, collection: Collection, changes: dict[str
     collection.save()
     if collection.supports_feature("search") != searched_before:
         events.collection_search_changed.send(sender=Collection, collection=collection, actor=actor)
+    events.collection_changed.send(sender=Collection, collection=collection, action="update", actor=actor)
     return collection
 
 

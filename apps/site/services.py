@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 
 from apps.accounts.permissions import Actor, authorize
-from apps.core import portabletext
+from apps.core import events, portabletext
 from apps.core.errors import DuplicateSlug, ValidationError
 from apps.core.slugs import free_slug, slugify
 from apps.core.timefmt import now
@@ -39,6 +39,14 @@ def _portable_text(value: Any, field: str = "content") -> list[dict]:
 # --- widget areas and widgets ---------------------------------------------------------------------------------------
 
 
+def _area_changed(area: WidgetArea, action: str, actor: Actor) -> None:
+    events.widget_area_changed.send(sender=WidgetArea, area=area, action=action, actor=actor)
+
+
+def _widget_changed(widget: Widget, action: str, actor: Actor) -> None:
+    events.widget_changed.send(sender=Widget, widget=widget, action=action, actor=actor)
+
+
 @transaction.atomic
 def widget_area_create(*, actor: Actor, name: str, label: str, description: str = "") -> WidgetArea:
     authorize(actor, "widgets.write")
@@ -48,7 +56,9 @@ def widget_area_create(*, actor: Actor, name: str, label: str, description: str 
         raise ValidationError(details={"label": "Required."})
     if WidgetArea.objects.filter(name=name).exists():
         raise DuplicateSlug(f"A widget area named '{name}' exists already.", details={"name": "Taken."})
-    return WidgetArea.objects.create(name=name, label=label.strip(), description=description or "")
+    area = WidgetArea.objects.create(name=name, label=label.strip(), description=description or "")
+    _area_changed(area, "create", actor)
+    return area
 
 
 @transaction.atomic
@@ -62,6 +72,7 @@ def widget_area_update(*, actor: Actor, area: WidgetArea, changes: dict[str, Any
     if "description" in changes:
         area.description = changes["description"] or ""
     area.save()
+    _area_changed(area, "update", actor)
     return area
 
 
@@ -69,6 +80,7 @@ def widget_area_update(*, actor: Actor, area: WidgetArea, changes: dict[str, Any
 def widget_area_delete(*, actor: Actor, area: WidgetArea) -> None:
     """Delete the area with its widgets."""
     authorize(actor, "widgets.write")
+    _area_changed(area, "delete", actor)
     area.delete()
 
 
@@ -90,13 +102,15 @@ def widget_create(
     kind = _widget_type(type)
     blocks = _portable_text([] if content is None else content)
     last = area.widgets.aggregate(last=Max("sort_order"))["last"]
-    return Widget.objects.create(
+    widget = Widget.objects.create(
         area=area,
         type=kind,
         title=(title or "").strip(),
         content=blocks,
         sort_order=0 if last is None else last + 1,
     )
+    _widget_changed(widget, "create", actor)
+    return widget
 
 
 @transaction.atomic
@@ -110,12 +124,14 @@ def widget_update(*, actor: Actor, widget: Widget, changes: dict[str, Any]) -> W
     if "content" in changes:
         widget.content = _portable_text([] if changes["content"] is None else changes["content"])
     widget.save()
+    _widget_changed(widget, "update", actor)
     return widget
 
 
 @transaction.atomic
 def widget_delete(*, actor: Actor, widget: Widget) -> None:
     authorize(actor, "widgets.write")
+    _widget_changed(widget, "delete", actor)
     widget.delete()
 
 
@@ -141,6 +157,7 @@ def widgets_reorder(*, actor: Actor, area: WidgetArea, widget_ids: list[str]) ->
         widget.sort_order = position
     Widget.objects.bulk_update(ordered, ["sort_order"])
     area.save(update_fields=["updated_at"])
+    _area_changed(area, "update", actor)
     return area
 
 
@@ -214,7 +231,9 @@ def section_create(
         content=_portable_text([] if content is None else content),
         source=source,
     )
-    return _save_section(section)
+    section = _save_section(section)
+    events.section_changed.send(sender=Section, section=section, action="create", actor=actor)
+    return section
 
 
 @transaction.atomic
@@ -236,12 +255,15 @@ def section_update(*, actor: Actor, section: Section, changes: dict[str, Any]) -
         if changes["source"] not in SectionSource.values:
             raise ValidationError(details={"source": f"One of {', '.join(SectionSource.values)}."})
         section.source = changes["source"]
-    return _save_section(section)
+    section = _save_section(section)
+    events.section_changed.send(sender=Section, section=section, action="update", actor=actor)
+    return section
 
 
 @transaction.atomic
 def section_delete(*, actor: Actor, section: Section) -> None:
     authorize(actor, "sections.write")
+    events.section_changed.send(sender=Section, section=section, action="delete", actor=actor)
     section.delete()
 
 
@@ -324,4 +346,5 @@ def settings_update(*, actor: Actor, changes: dict[str, Any]) -> SiteSettings:
         raise ValidationError(details=problems)
     current.updated_at = now()
     current.save()
+    events.settings_changed.send(sender=SiteSettings, settings=current, actor=actor)
     return current

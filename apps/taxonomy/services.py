@@ -73,6 +73,7 @@ def taxonomy_create(
     )
     taxonomy.collections.set(targets)
     schema_changed()
+    events.taxonomy_changed.send(sender=Taxonomy, taxonomy=taxonomy, action="create", actor=actor)
     return taxonomy
 
 
@@ -110,6 +111,7 @@ def taxonomy_update(*, actor: Actor, taxonomy: Taxonomy, changes: dict[str, Any]
             EntryTerm.objects.filter(taxonomy=taxonomy, entry__collection_id__in=dropped).delete()
         taxonomy.collections.set(targets)
     schema_changed()
+    events.taxonomy_changed.send(sender=Taxonomy, taxonomy=taxonomy, action="update", actor=actor)
     return taxonomy
 
 
@@ -117,6 +119,7 @@ def taxonomy_update(*, actor: Actor, taxonomy: Taxonomy, changes: dict[str, Any]
 def taxonomy_delete(*, actor: Actor, taxonomy: Taxonomy) -> None:
     """Delete the taxonomy with its terms; entries lose those terms."""
     authorize(actor, "taxonomies.write")
+    events.taxonomy_changed.send(sender=Taxonomy, taxonomy=taxonomy, action="delete", actor=actor)
     taxonomy.delete()
     schema_changed()
 
@@ -196,6 +199,7 @@ def term_create(
             term.save(force_insert=True)
     except IntegrityError:
         raise DuplicateSlug(f"The slug '{term.slug}' was just taken in '{taxonomy.name}'.") from None
+    events.term_changed.send(sender=Term, term=term, action="create", actor=actor)
     return term
 
 
@@ -220,6 +224,7 @@ def term_update(*, actor: Actor, term: Term, changes: dict[str, Any]) -> Term:
             term.save()
     except IntegrityError:
         raise DuplicateSlug(f"The slug '{term.slug}' was just taken in '{taxonomy.name}'.") from None
+    events.term_changed.send(sender=Term, term=term, action="update", actor=actor)
     return term
 
 
@@ -229,6 +234,7 @@ def term_delete(*, actor: Actor, term: Term) -> None:
     authorize(actor, "terms.manage")
     term = Term.objects.select_for_update().get(pk=term.pk)
     Term.objects.filter(parent=term).update(parent_id=term.parent_id)
+    events.term_changed.send(sender=Term, term=term, action="delete", actor=actor)
     term.delete()
 
 

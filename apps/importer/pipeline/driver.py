@@ -9,6 +9,7 @@ from typing import Any
 from django.db import DatabaseError, InterfaceError, OperationalError, close_old_connections, transaction
 
 from apps.content.models import Byline, Entry, EntryByline, Revision
+from apps.core import events
 from apps.core.db.stats import analyze
 from apps.core.errors import CmsError
 from apps.core.memory import bulk_work
@@ -63,7 +64,10 @@ def _run(state: RunState) -> ImportJob:
     try:
         finished = _phases(state, terms, sections, entries, menus)
         if finished:
-            state.save(phase="done", state=JobState.COMPLETED, finished_at=now())
+            # The job's end and its event (webhooks) are one write: an event for a job recorded as running is wrong.
+            with transaction.atomic():
+                state.save(phase="done", state=JobState.COMPLETED, finished_at=now())
+                events.import_finished.send(sender=ImportJob, job=state.job, outcome="completed", actor=None)
             analysis = state.job.analysis
             if analysis is not None and analysis.source_input.get("accessToken"):
                 # The token was needed to resume; a completed import keeps no credentials.
@@ -154,6 +158,9 @@ def _stop(state: RunState, job_state: str, code: str, message: str, details: Any
 
         connection.close()
     try:
-        ImportJob.objects.filter(pk=job.pk).update(state=job_state, error=error, updated_at=now())
+        with transaction.atomic():
+            ImportJob.objects.filter(pk=job.pk).update(state=job_state, error=error, updated_at=now())
+            if job_state == JobState.FAILED:
+                events.import_finished.send(sender=ImportJob, job=job, outcome="failed", actor=None)
     except DatabaseError:
         logger.exception("could not record the import job's state", extra={"job": job.pk})

@@ -1,0 +1,244 @@
+"""Sending the outbox: one pass of the worker's ``webhooks`` task (apps/core/worker.py).
+
+A pass claims the deliveries that are due (pending ones whose time has come, and sending ones whose worker's lease
+expired: that worker died mid-delivery), sends each once, and records the attempt. Claiming is a write that only
+one worker can win for a given row: ``SELECT … FOR UPDATE SKIP LOCKED`` where the database has it (PostgreSQL),
+otherwise an UPDATE conditional on the state and lease the claimer read (SQLite serializes writers anyway). So two
+workers never send the same delivery at once, and a delivery claimed by a worker that was killed is sent again once
+its lease expires: at least once, never lost. Receivers drop duplicates by ``webhook-id``.
+
+A failed attempt (no answer, a timeout, a status outside 2xx, a blocked address) schedules the next after an
+exponential backoff with jitter: ``CMS_WEBHOOK_RETRY_BASE_SECONDS`` × 4ⁿ⁻¹, at most
+``CMS_WEBHOOK_RETRY_MAX_SECONDS``, times a random factor in [0.8, 1.2]; with the defaults the ten attempts span about
+a day (1 min, 4, 16 min, ~1 h, ~4 h, then every 6 h). After ``CMS_WEBHOOK_MAX_ATTEMPTS`` the delivery is ``failed``
+(a person can redeliver it). An endpoint whose attempts have all failed for ``CMS_WEBHOOK_DISABLE_AFTER_SECONDS`` and at
+least ``CMS_WEBHOOK_DISABLE_AFTER_FAILURES`` times in a row is disabled, with the reason kept on it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F, Q
+
+from apps.core import safehttp, timefmt
+from apps.webhooks import outbox, signing
+from apps.webhooks.models import Attempt, Delivery, DeliveryState, Endpoint, Event
+
+logger = logging.getLogger("cms.webhooks")
+
+USER_AGENT = "CMS-Webhooks/1.0 (Standard Webhooks)"
+PRUNE_EVERY_SECONDS = 3600
+
+# The random factor applied to each retry's delay (a seam: tests make it fixed).
+jitter: Callable[[], float] = lambda: random.uniform(0.8, 1.2)  # noqa: E731, S311 - spreading retries, not a secret
+
+_last_prune: float = 0.0
+
+
+def retry_delay(failures: int) -> timedelta:
+    """The wait after the ``failures``-th failed attempt, before jitter is applied."""
+    base = settings.CMS_WEBHOOK_RETRY_BASE_SECONDS
+    return timedelta(seconds=min(base * 4 ** (failures - 1), settings.CMS_WEBHOOK_RETRY_MAX_SECONDS))
+
+
+def body_of(event: Event, endpoint: Endpoint) -> bytes:
+    """The request body: the same bytes on every attempt, for one event and payload mode."""
+    data = event.data if endpoint.payload_mode == "full" and event.data is not None else event.ids
+    payload = {
+        "id": event.pk,
+        "type": event.type,
+        "timestamp": timefmt.iso(event.created_at),
+        "actor": event.actor,
+        "data": data,
+    }
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), sort_keys=False).encode("utf-8")
+
+
+def secrets_in_use(endpoint: Endpoint, when: datetime) -> list[str]:
+    found = [endpoint.secret]
+    expires = endpoint.previous_secret_expires_at
+    if endpoint.previous_secret and expires is not None and expires > when:
+        found.append(endpoint.previous_secret)
+    return found
+
+
+# --- claiming --------------------------------------------------------------------------------------------------------
+
+
+def _due(when: datetime) -> Q:
+    cutoff = when - timedelta(seconds=settings.CMS_WEBHOOK_LEASE_SECONDS)
+    return Q(endpoint__active=True) & (
+        Q(state=DeliveryState.PENDING, next_attempt_at__lte=when)
+        | Q(state=DeliveryState.SENDING, leased_at__lte=cutoff)
+        | Q(state=DeliveryState.SENDING, leased_at__isnull=True)
+    )
+
+
+def claim(limit: int) -> tuple[list[str], datetime]:
+    """Take up to ``limit`` due deliveries for this worker; answers their ids and the lease's timestamp."""
+    stamp = timefmt.now()
+    due = Delivery.objects.filter(_due(stamp)).order_by("next_attempt_at", "id")
+    if connection.features.has_select_for_update_skip_locked:
+        with transaction.atomic():
+            ids = list(
+                due.select_for_update(skip_locked=True, of=("self",)).values_list("pk", flat=True)[:limit]
+            )
+            Delivery.objects.filter(pk__in=ids).update(state=DeliveryState.SENDING, leased_at=stamp)
+        return ids, stamp
+    taken = []
+    for pk, state, leased_at in due.values_list("pk", "state", "leased_at")[:limit]:
+        if Delivery.objects.filter(pk=pk, state=state, leased_at=leased_at).update(
+            state=DeliveryState.SENDING, leased_at=stamp
+        ):
+            taken.append(pk)
+    return taken, stamp
+
+
+# --- sending ---------------------------------------------------------------------------------------------------------
+
+
+def _allowed_hosts() -> tuple[str, ...]:
+    return tuple(settings.CMS_WEBHOOK_ALLOWED_HOSTS or ())
+
+
+def post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int | None, str, str]:
+    """POST once through the SSRF-safe client: (status or None, the answer's start, error or "")."""
+    timeout = settings.CMS_WEBHOOK_TIMEOUT_SECONDS
+    limit = settings.CMS_WEBHOOK_RESPONSE_EXCERPT
+    try:
+        with safehttp.open_stream(
+            url,
+            method="POST",
+            body=body,
+            headers={"Content-Type": "application/json", "User-Agent": USER_AGENT, **headers},
+            connect_timeout=timeout,
+            read_timeout=timeout,
+            total_timeout=timeout * 2,
+            max_redirects=0,
+            retries=0,
+            allow=_allowed_hosts(),
+        ) as response:
+            excerpt = b""
+            try:
+                for chunk in response.iter_bytes(limit):
+                    excerpt += chunk
+                    if len(excerpt) >= limit:
+                        break
+            except safehttp.SafeHttpError:
+                pass  # the status is the answer; a body cut short or too slow does not change it
+            status = response.status
+            error = "" if 200 <= status < 300 else f"The receiver answered {status}."
+            return status, excerpt[:limit].decode("utf-8", errors="replace"), error
+    except safehttp.SafeHttpError as exc:
+        return None, "", str(exc)
+
+
+def send(delivery_id: str, stamp: datetime) -> bool:
+    """One attempt of a claimed delivery; True when the receiver took it."""
+    delivery = Delivery.objects.select_related("event", "endpoint").get(pk=delivery_id)
+    endpoint, event = delivery.endpoint, delivery.event
+    started = timefmt.now()
+    body = body_of(event, endpoint)
+    headers = signing.headers(
+        message_id=event.pk, when=started, body=body, secrets_in_use=secrets_in_use(endpoint, started)
+    )
+    clock = time.monotonic()
+    status, excerpt, error = post(endpoint.url, body, headers)
+    duration = int((time.monotonic() - clock) * 1000)
+    number = delivery.attempts + 1
+    Attempt.objects.create(
+        delivery=delivery,
+        number=number,
+        started_at=started,
+        duration_ms=duration,
+        status=status,
+        response=excerpt,
+        error=error,
+    )
+    ok = not error
+    finished = timefmt.now()
+    if ok:
+        changes = {"state": DeliveryState.DELIVERED, "finished_at": finished}
+    elif number >= settings.CMS_WEBHOOK_MAX_ATTEMPTS:
+        changes = {"state": DeliveryState.FAILED, "finished_at": finished}
+    else:
+        wait = retry_delay(number) * jitter()
+        changes = {"state": DeliveryState.PENDING, "next_attempt_at": finished + wait}
+    held = Delivery.objects.filter(pk=delivery.pk, state=DeliveryState.SENDING, leased_at=stamp)
+    if not held.update(attempts=number, last_status=status, last_error=error, leased_at=None, **changes):
+        # Another worker took it over (this one was too slow for its lease): its outcome stands.
+        logger.warning("webhook delivery lease lost", extra={"delivery": delivery.pk})
+    _record_outcome(endpoint, ok, finished, error)
+    return ok
+
+
+def _record_outcome(endpoint: Endpoint, ok: bool, when: datetime, error: str) -> None:
+    rows = Endpoint.objects.filter(pk=endpoint.pk)
+    if ok:
+        rows.filter(failure_count__gt=0).update(failure_count=0, failing_since=None)
+        return
+    rows.filter(failing_since__isnull=True).update(failing_since=when)
+    rows.update(failure_count=F("failure_count") + 1)
+    current = rows.values("failure_count", "failing_since", "active").first()
+    if not current or not current["active"]:
+        return
+    long_enough = current["failing_since"] <= when - timedelta(seconds=settings.CMS_WEBHOOK_DISABLE_AFTER_SECONDS)
+    if current["failure_count"] >= settings.CMS_WEBHOOK_DISABLE_AFTER_FAILURES and long_enough:
+        disable(
+            endpoint,
+            reason=(
+                f"Disabled automatically after {current['failure_count']} failed attempts in a row since "
+                f"{timefmt.iso(current['failing_since'])}; the last: {error}"
+            ),
+        )
+
+
+def disable(endpoint: Endpoint, *, reason: str) -> None:
+    """Stop sending to an endpoint; its deliveries still waiting are given up (each can be redelivered)."""
+    when = timefmt.now()
+    with transaction.atomic():
+        Endpoint.objects.filter(pk=endpoint.pk).update(active=False, disabled_reason=reason, disabled_at=when)
+        Delivery.objects.filter(endpoint_id=endpoint.pk, state=DeliveryState.PENDING).update(
+            state=DeliveryState.FAILED, finished_at=when, last_error="The endpoint was disabled."
+        )
+        outbox.subscriptions_changed()
+    logger.warning("webhook endpoint disabled", extra={"endpoint": endpoint.pk, "reason": reason})
+
+
+# --- the worker's task -----------------------------------------------------------------------------------------------
+
+
+def prune(*, before: datetime | None = None) -> int:
+    """Delete finished deliveries older than the retention (CMS_WEBHOOK_RETENTION_DAYS), then events left without
+    any delivery. Answers how many deliveries went."""
+    cutoff = before or timefmt.now() - timedelta(days=settings.CMS_WEBHOOK_RETENTION_DAYS)
+    finished = Delivery.objects.filter(
+        state__in=(DeliveryState.DELIVERED, DeliveryState.FAILED), finished_at__lt=cutoff
+    )
+    count, _ = finished.delete()
+    Event.objects.filter(created_at__lt=cutoff, deliveries__isnull=True).delete()
+    return count
+
+
+def run_pass() -> int:
+    """Send what is due now (one batch); prune old rows about once an hour. Answers how many were sent."""
+    global _last_prune
+    ids, stamp = claim(settings.CMS_WEBHOOK_BATCH_SIZE)
+    for delivery_id in ids:
+        try:
+            send(delivery_id, stamp)
+        except Exception:
+            # One broken delivery must not stop the others; its lease expires and it is tried again.
+            logger.exception("webhook delivery failed unexpectedly", extra={"delivery": delivery_id})
+    if time.monotonic() - _last_prune > PRUNE_EVERY_SECONDS:
+        _last_prune = time.monotonic()
+        prune()
+    return len(ids)
