@@ -36,6 +36,7 @@ logger = logging.getLogger("cms.webhooks")
 
 USER_AGENT = "CMS-Webhooks/1.0 (Standard Webhooks)"
 PRUNE_EVERY_SECONDS = 3600
+DISABLED = "The endpoint was disabled."
 
 # The random factor applied to each retry's delay (a seam: tests make it fixed).
 jitter: Callable[[], float] = lambda: random.uniform(0.8, 1.2)  # noqa: E731, S311 - spreading retries, not a secret
@@ -145,6 +146,11 @@ def send(delivery_id: str, stamp: datetime) -> bool:
     """One attempt of a claimed delivery; True when the receiver took it."""
     delivery = Delivery.objects.select_related("event", "endpoint").get(pk=delivery_id)
     endpoint, event = delivery.endpoint, delivery.event
+    held = Delivery.objects.filter(pk=delivery.pk, state=DeliveryState.SENDING, leased_at=stamp)
+    if not endpoint.active:
+        # Disabled since the claim (by an earlier delivery of this pass): given up like its other waiting ones.
+        held.update(state=DeliveryState.FAILED, finished_at=timefmt.now(), leased_at=None, last_error=DISABLED)
+        return False
     started = timefmt.now()
     body = body_of(event, endpoint)
     headers = signing.headers(
@@ -172,7 +178,6 @@ def send(delivery_id: str, stamp: datetime) -> bool:
     else:
         wait = retry_delay(number) * jitter()
         changes = {"state": DeliveryState.PENDING, "next_attempt_at": finished + wait}
-    held = Delivery.objects.filter(pk=delivery.pk, state=DeliveryState.SENDING, leased_at=stamp)
     if not held.update(attempts=number, last_status=status, last_error=error, leased_at=None, **changes):
         # Another worker took it over (this one was too slow for its lease): its outcome stands.
         logger.warning("webhook delivery lease lost", extra={"delivery": delivery.pk})
@@ -207,7 +212,7 @@ def disable(endpoint: Endpoint, *, reason: str) -> None:
     with transaction.atomic():
         Endpoint.objects.filter(pk=endpoint.pk).update(active=False, disabled_reason=reason, disabled_at=when)
         Delivery.objects.filter(endpoint_id=endpoint.pk, state=DeliveryState.PENDING).update(
-            state=DeliveryState.FAILED, finished_at=when, last_error="The endpoint was disabled."
+            state=DeliveryState.FAILED, finished_at=when, last_error=DISABLED
         )
         outbox.subscriptions_changed()
     logger.warning("webhook endpoint disabled", extra={"endpoint": endpoint.pk, "reason": reason})
@@ -223,9 +228,9 @@ def prune(*, before: datetime | None = None) -> int:
     finished = Delivery.objects.filter(
         state__in=(DeliveryState.DELIVERED, DeliveryState.FAILED), finished_at__lt=cutoff
     )
-    count, _ = finished.delete()
+    _, deleted = finished.delete()
     Event.objects.filter(created_at__lt=cutoff, deliveries__isnull=True).delete()
-    return count
+    return deleted.get(Delivery._meta.label, 0)
 
 
 def run_pass() -> int:
