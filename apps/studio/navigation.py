@@ -17,6 +17,7 @@ ADMIN_PAGES = (
     ("People", "studio:people", "users.manage"),
     ("Plugins", "studio:plugins", "plugins.manage"),
     ("Search", "studio:search", "search.rebuild"),
+    ("Webhooks", "studio:webhooks", "webhooks.manage"),
 )
 
 

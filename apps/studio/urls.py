@@ -20,6 +20,7 @@ from apps.studio.views import (
     sections,
     site_settings,
     taxonomies,
+    webhooks,
     widgets,
 )
 
@@ -114,4 +115,11 @@ urlpatterns = [
     path("plugins/", admin_tools.plugins_page, name="plugins"),
     path("plugins/<str:plugin_id>/<slug:action>", admin_tools.plugin_toggle, name="plugin-toggle"),
     path("search/", admin_tools.search_page, name="search"),
+    path("webhooks/", webhooks.webhook_list_page, name="webhooks"),
+    path("webhooks/new", webhooks.webhook_new, name="webhook-new"),
+    path("webhooks/<str:endpoint_id>/", webhooks.webhook_edit, name="webhook"),
+    path("webhooks/<str:endpoint_id>/rotate", webhooks.webhook_rotate, name="webhook-rotate"),
+    path("webhooks/<str:endpoint_id>/delete", webhooks.webhook_delete, name="webhook-delete"),
+    path("webhooks/<str:endpoint_id>/deliveries/", webhooks.webhook_deliveries, name="webhook-deliveries"),
+    path("webhooks/deliveries/<str:delivery_id>/redeliver", webhooks.webhook_redeliver, name="webhook-redeliver"),
 ]
