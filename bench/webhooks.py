@@ -26,7 +26,9 @@ from pathlib import Path
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--creates", type=int, default=50, help="Creates per round.")
     parser.add_argument("--rounds", type=int, default=15, help="Rounds of each kind, alternating.")
     parser.add_argument("--events", type=int, default=1000, help="Events to deliver for the throughput.")
@@ -92,7 +94,9 @@ def _run(args, settings, connection) -> None:
         endpoint = services.endpoint_create(actor=system, values={"url": "https://hooks.example.com/x"})
         with_endpoint.append(create_round())
         services.endpoint_delete(actor=system, endpoint=endpoint)
-    print(f"database: {connection.vendor}; medians of {args.rounds} alternating rounds of {args.creates} creates")
+    print(
+        f"database: {connection.vendor}; medians of {args.rounds} alternating rounds of {args.creates} creates"
+    )
     for index, kind in ((0, "wall"), (1, "CPU")):
         base = statistics.median(item[index] for item in without)
         hooked = statistics.median(item[index] for item in with_endpoint)
@@ -122,7 +126,9 @@ def _run(args, settings, connection) -> None:
     for n in range(args.events):
         make_entry(bench, {"title": f"Event {n}"})
     started = time.perf_counter()
-    while Event.objects.filter(fanned_out=False).exists() or Delivery.objects.filter(state="pending").exists():
+    while (
+        Event.objects.filter(fanned_out=False).exists() or Delivery.objects.filter(state="pending").exists()
+    ):
         delivery.run_pass()
     elapsed = time.perf_counter() - started
     process.terminate()

@@ -531,6 +531,8 @@ CMS_WEBHOOK_DISABLE_AFTER_SECONDS = env_int("CMS_WEBHOOK_DISABLE_AFTER_SECONDS",
 # A worker that has not finished a delivery after this long is taken to be dead: another sends it again.
 CMS_WEBHOOK_LEASE_SECONDS = env_int("CMS_WEBHOOK_LEASE_SECONDS", 120)
 CMS_WEBHOOK_BATCH_SIZE = env_int("CMS_WEBHOOK_BATCH_SIZE", 50)
+# Requests a worker's pass sends at once (threads doing only the network part): a slow receiver holds up one each.
+CMS_WEBHOOK_CONCURRENCY = env_int("CMS_WEBHOOK_CONCURRENCY", 8)
 # How much of each answer is kept with its attempt, in bytes.
 CMS_WEBHOOK_RESPONSE_EXCERPT = 1024
 # Finished deliveries (and their attempts) are deleted after this many days.

@@ -514,7 +514,7 @@ def _allowed(extra: tuple[str, ...] = ()) -> dict[str, Any]:
             pass
         # host:port, [v6 address]:port; a bare IPv6 address was taken as a network above.
         match = _HOST_PORT.match(entry)
-        if match and entry.count(":") == 1 or (match and entry.startswith("[")):
+        if (match and entry.count(":") == 1) or (match and entry.startswith("[")):
             host_ports.add((match.group(1).rstrip("."), int(match.group(2))))
         else:
             hosts.add(entry.rstrip("."))

@@ -121,5 +121,9 @@ urlpatterns = [
     path("webhooks/<str:endpoint_id>/rotate", webhooks.webhook_rotate, name="webhook-rotate"),
     path("webhooks/<str:endpoint_id>/delete", webhooks.webhook_delete, name="webhook-delete"),
     path("webhooks/<str:endpoint_id>/deliveries/", webhooks.webhook_deliveries, name="webhook-deliveries"),
-    path("webhooks/deliveries/<str:delivery_id>/redeliver", webhooks.webhook_redeliver, name="webhook-redeliver"),
+    path(
+        "webhooks/deliveries/<str:delivery_id>/redeliver",
+        webhooks.webhook_redeliver,
+        name="webhook-redeliver",
+    ),
 ]

@@ -52,7 +52,9 @@ EVENT_TYPES: dict[str, str] = {
 
 # The groups a subscription may name with ``<group>.*``: every prefix of a name, up to its last dot.
 GROUPS = frozenset(
-    ".".join(parts[:length]) for parts in (name.split(".") for name in EVENT_TYPES) for length in range(1, len(parts))
+    ".".join(parts[:length])
+    for parts in (name.split(".") for name in EVENT_TYPES)
+    for length in range(1, len(parts))
 )
 ALL = "*"
 

@@ -8,7 +8,7 @@ workers never send the same delivery at once, and a delivery claimed by a worker
 its lease expires: at least once, never lost. Receivers drop duplicates by ``webhook-id``.
 
 A failed attempt (no answer, a timeout, a status outside 2xx, a blocked address) schedules the next after an
-exponential backoff with jitter: ``CMS_WEBHOOK_RETRY_BASE_SECONDS`` × 4ⁿ⁻¹, at most
+exponential backoff with jitter: ``CMS_WEBHOOK_RETRY_BASE_SECONDS`` times 4 to the power n-1, at most
 ``CMS_WEBHOOK_RETRY_MAX_SECONDS``, times a random factor in [0.8, 1.2]; with the defaults the ten attempts span about
 a day (1 min, 4, 16 min, ~1 h, ~4 h, then every 6 h). After ``CMS_WEBHOOK_MAX_ATTEMPTS`` the delivery is ``failed``
 (a person can redeliver it). An endpoint whose attempts have all failed for ``CMS_WEBHOOK_DISABLE_AFTER_SECONDS`` and at
@@ -22,6 +22,7 @@ import logging
 import random
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -29,6 +30,7 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 
 from apps.core import safehttp, timefmt
+from apps.core.ids import new_id
 from apps.webhooks import outbox, signing
 from apps.webhooks.models import Attempt, Delivery, DeliveryState, Endpoint, Event
 
@@ -83,24 +85,55 @@ def _due(when: datetime) -> Q:
     )
 
 
+def fan_out(limit: int) -> int:
+    """Turn new events into one pending delivery per endpoint they name that is still there and active. Each event
+    in its own transaction with its deliveries, marked done by a conditional UPDATE: of two workers one does it."""
+    done = 0
+    for event_id, endpoint_ids, created in (
+        Event.objects.filter(fanned_out=False)
+        .order_by("created_at", "id")
+        .values_list("pk", "endpoints", "created_at")[:limit]
+    ):
+        with transaction.atomic():
+            if not Event.objects.filter(pk=event_id, fanned_out=False).update(fanned_out=True):
+                continue
+            live = Endpoint.objects.filter(pk__in=endpoint_ids, active=True).values_list("pk", flat=True)
+            Delivery.objects.bulk_create(
+                [
+                    Delivery(
+                        id=new_id(),
+                        event_id=event_id,
+                        endpoint_id=pk,
+                        next_attempt_at=created,
+                        created_at=created,
+                    )
+                    for pk in live
+                ]
+            )
+        done += 1
+    return done
+
+
 def claim(limit: int) -> tuple[list[str], datetime]:
     """Take up to ``limit`` due deliveries for this worker; answers their ids and the lease's timestamp."""
     stamp = timefmt.now()
     due = Delivery.objects.filter(_due(stamp)).order_by("next_attempt_at", "id")
     if connection.features.has_select_for_update_skip_locked:
+        # PostgreSQL: rows another worker is claiming right now are skipped rather than waited for.
         with transaction.atomic():
             ids = list(
                 due.select_for_update(skip_locked=True, of=("self",)).values_list("pk", flat=True)[:limit]
             )
             Delivery.objects.filter(pk__in=ids).update(state=DeliveryState.SENDING, leased_at=stamp)
         return ids, stamp
-    taken = []
-    for pk, state, leased_at in due.values_list("pk", "state", "leased_at")[:limit]:
-        if Delivery.objects.filter(pk=pk, state=state, leased_at=leased_at).update(
-            state=DeliveryState.SENDING, leased_at=stamp
-        ):
-            taken.append(pk)
-    return taken, stamp
+    # Elsewhere (SQLite, whose writers take turns anyway): one UPDATE that still requires each row to be due, so a
+    # row another worker took in between is left alone; the rows now holding this worker's stamp are its own.
+    candidates = list(due.values_list("pk", flat=True)[:limit])
+    Delivery.objects.filter(_due(stamp), pk__in=candidates).update(
+        state=DeliveryState.SENDING, leased_at=stamp
+    )
+    taken = Delivery.objects.filter(pk__in=candidates, state=DeliveryState.SENDING, leased_at=stamp)
+    return list(taken.order_by("next_attempt_at", "id").values_list("pk", flat=True)), stamp
 
 
 # --- sending ---------------------------------------------------------------------------------------------------------
@@ -144,66 +177,128 @@ def post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int | None, st
 
 def send(delivery_id: str, stamp: datetime) -> bool:
     """One attempt of a claimed delivery; True when the receiver took it."""
-    delivery = Delivery.objects.select_related("event", "endpoint").get(pk=delivery_id)
-    endpoint, event = delivery.endpoint, delivery.event
-    held = Delivery.objects.filter(pk=delivery.pk, state=DeliveryState.SENDING, leased_at=stamp)
-    if not endpoint.active:
-        # Disabled since the claim (by an earlier delivery of this pass): given up like its other waiting ones.
-        held.update(state=DeliveryState.FAILED, finished_at=timefmt.now(), leased_at=None, last_error=DISABLED)
-        return False
-    started = timefmt.now()
-    body = body_of(event, endpoint)
-    headers = signing.headers(
-        message_id=event.pk, when=started, body=body, secrets_in_use=secrets_in_use(endpoint, started)
-    )
+    return send_batch([delivery_id], stamp).get(delivery_id, False)
+
+
+def _timed_post(job: tuple[Delivery, datetime, bytes, dict[str, str]]) -> tuple[int | None, str, str, int]:
+    delivery, _, body, headers = job
     clock = time.monotonic()
-    status, excerpt, error = post(endpoint.url, body, headers)
-    duration = int((time.monotonic() - clock) * 1000)
+    status, excerpt, error = post(delivery.endpoint.url, body, headers)
+    return status, excerpt, error, int((time.monotonic() - clock) * 1000)
+
+
+def send_batch(ids: list[str], stamp: datetime) -> dict[str, bool]:
+    """One attempt of each claimed delivery: read and sign them here, POST them from up to
+    CMS_WEBHOOK_CONCURRENCY threads (network only: a slow receiver does not hold up the others), then record the
+    outcomes here, where the database connection is. Answers, by delivery, whether the receiver took it."""
+    jobs = []
+    for delivery in (
+        Delivery.objects.select_related("event", "endpoint")
+        .filter(pk__in=ids)
+        .order_by("next_attempt_at", "id")
+    ):
+        if not delivery.endpoint.active:
+            # Disabled since the claim: given up like its other waiting deliveries.
+            _held(delivery, stamp).update(
+                state=DeliveryState.FAILED, finished_at=timefmt.now(), leased_at=None, last_error=DISABLED
+            )
+            continue
+        started = timefmt.now()
+        body = body_of(delivery.event, delivery.endpoint)
+        headers = signing.headers(
+            message_id=delivery.event_id,
+            when=started,
+            body=body,
+            secrets_in_use=secrets_in_use(delivery.endpoint, started),
+        )
+        jobs.append((delivery, started, body, headers))
+    if not jobs:
+        return {}
+    threads = max(1, min(settings.CMS_WEBHOOK_CONCURRENCY, len(jobs)))
+    if threads == 1:
+        results = [_timed_post(job) for job in jobs]
+    else:
+        with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="webhooks") as pool:
+            results = list(pool.map(_timed_post, jobs))
+    outcomes: dict[str, bool] = {}
+    disabled: set[str] = set()
+    for (delivery, started, _, _), (status, excerpt, error, duration) in zip(jobs, results, strict=True):
+        outcomes[delivery.pk] = _record(delivery, stamp, started, status, excerpt, error, duration, disabled)
+    return outcomes
+
+
+def _held(delivery: Delivery, stamp: datetime):
+    return Delivery.objects.filter(pk=delivery.pk, state=DeliveryState.SENDING, leased_at=stamp)
+
+
+def _record(
+    delivery: Delivery,
+    stamp: datetime,
+    started: datetime,
+    status: int | None,
+    excerpt: str,
+    error: str,
+    duration: int,
+    disabled: set[str],
+) -> bool:
+    endpoint = delivery.endpoint
     number = delivery.attempts + 1
-    Attempt.objects.create(
-        delivery=delivery,
-        number=number,
-        started_at=started,
-        duration_ms=duration,
-        status=status,
-        response=excerpt,
-        error=error,
-    )
     ok = not error
     finished = timefmt.now()
     if ok:
         changes = {"state": DeliveryState.DELIVERED, "finished_at": finished}
+    elif endpoint.pk in disabled:
+        changes = {"state": DeliveryState.FAILED, "finished_at": finished}
+        error = f"{error} {DISABLED}"
     elif number >= settings.CMS_WEBHOOK_MAX_ATTEMPTS:
         changes = {"state": DeliveryState.FAILED, "finished_at": finished}
     else:
         wait = retry_delay(number) * jitter()
         changes = {"state": DeliveryState.PENDING, "next_attempt_at": finished + wait}
-    if not held.update(attempts=number, last_status=status, last_error=error, leased_at=None, **changes):
-        # Another worker took it over (this one was too slow for its lease): its outcome stands.
-        logger.warning("webhook delivery lease lost", extra={"delivery": delivery.pk})
-    _record_outcome(endpoint, ok, finished, error)
+    with transaction.atomic():
+        Attempt.objects.create(
+            delivery=delivery,
+            number=number,
+            started_at=started,
+            duration_ms=duration,
+            status=status,
+            response=excerpt,
+            error=error,
+        )
+        held = _held(delivery, stamp)
+        if not held.update(attempts=number, last_status=status, last_error=error, leased_at=None, **changes):
+            # Another worker took it over (this one was too slow for its lease): its outcome stands.
+            logger.warning("webhook delivery lease lost", extra={"delivery": delivery.pk})
+    if endpoint.pk not in disabled and _record_outcome(endpoint, ok, finished, error):
+        disabled.add(endpoint.pk)
     return ok
 
 
-def _record_outcome(endpoint: Endpoint, ok: bool, when: datetime, error: str) -> None:
+def _record_outcome(endpoint: Endpoint, ok: bool, when: datetime, error: str) -> bool:
+    """Keep the endpoint's run of failures; True when this one made it long enough to disable the endpoint."""
     rows = Endpoint.objects.filter(pk=endpoint.pk)
     if ok:
-        rows.filter(failure_count__gt=0).update(failure_count=0, failing_since=None)
-        return
+        if endpoint.failure_count:
+            rows.update(failure_count=0, failing_since=None)
+        return False
     rows.filter(failing_since__isnull=True).update(failing_since=when)
     rows.update(failure_count=F("failure_count") + 1)
     current = rows.values("failure_count", "failing_since", "active").first()
     if not current or not current["active"]:
-        return
-    long_enough = current["failing_since"] <= when - timedelta(seconds=settings.CMS_WEBHOOK_DISABLE_AFTER_SECONDS)
-    if current["failure_count"] >= settings.CMS_WEBHOOK_DISABLE_AFTER_FAILURES and long_enough:
-        disable(
-            endpoint,
-            reason=(
-                f"Disabled automatically after {current['failure_count']} failed attempts in a row since "
-                f"{timefmt.iso(current['failing_since'])}; the last: {error}"
-            ),
-        )
+        return False
+    long_enough = current["failing_since"] <= when - timedelta(
+        seconds=settings.CMS_WEBHOOK_DISABLE_AFTER_SECONDS
+    )
+    if current["failure_count"] < settings.CMS_WEBHOOK_DISABLE_AFTER_FAILURES or not long_enough:
+        return False
+    disable(
+        endpoint,
+        reason=(
+            f"Disabled automatically after {current['failure_count']} failed attempts in a row since "
+            f"{timefmt.iso(current['failing_since'])}; the last: {error}"
+        ),
+    )
+    return True
 
 
 def disable(endpoint: Endpoint, *, reason: str) -> None:
@@ -229,20 +324,18 @@ def prune(*, before: datetime | None = None) -> int:
         state__in=(DeliveryState.DELIVERED, DeliveryState.FAILED), finished_at__lt=cutoff
     )
     _, deleted = finished.delete()
-    Event.objects.filter(created_at__lt=cutoff, deliveries__isnull=True).delete()
+    Event.objects.filter(created_at__lt=cutoff, fanned_out=True, deliveries__isnull=True).delete()
     return deleted.get(Delivery._meta.label, 0)
 
 
 def run_pass() -> int:
-    """Send what is due now (one batch); prune old rows about once an hour. Answers how many were sent."""
+    """Turn new events into deliveries, send what is due now (one batch), prune old rows about once an hour.
+    Answers how many deliveries were attempted."""
     global _last_prune
+    fan_out(settings.CMS_WEBHOOK_BATCH_SIZE * 4)
     ids, stamp = claim(settings.CMS_WEBHOOK_BATCH_SIZE)
-    for delivery_id in ids:
-        try:
-            send(delivery_id, stamp)
-        except Exception:
-            # One broken delivery must not stop the others; its lease expires and it is tried again.
-            logger.exception("webhook delivery failed unexpectedly", extra={"delivery": delivery_id})
+    if ids:
+        send_batch(ids, stamp)
     if time.monotonic() - _last_prune > PRUNE_EVERY_SECONDS:
         _last_prune = time.monotonic()
         prune()

@@ -7,21 +7,23 @@ from typing import Annotated
 from apps.core.shapes import Field, Input, Str, Text, choice, cursor_param, limit_param
 from apps.webhooks.models import DeliveryState, PayloadMode
 
-EVENT_TYPES_HELP = (
-    "Event names (entry.published, media.created, …: docs/webhooks.md), groups such as 'entry.*', or ['*'] for all."
-)
-COLLECTIONS_HELP = (
-    "Collection slugs: events about entries, collections and fields of other collections are not sent. Empty: all."
-)
+EVENT_TYPES_HELP = "Event names (entry.published, media.created, …: docs/webhooks.md), groups such as 'entry.*', or ['*'] for all."
+COLLECTIONS_HELP = "Collection slugs: events about entries, collections and fields of other collections are not sent. Empty: all."
 PAYLOAD_HELP = "full: the resource as the public API shows it; ids: only the ids naming it."
 
 
 class WebhookIn(Input):
     url: Str = Field(max_length=2000, description="Where events are POSTed (http or https).")
     description: Text = Field(None, max_length=2000)
-    eventTypes: list[Annotated[Str, Field(max_length=64)]] = Field(None, max_length=100, description=EVENT_TYPES_HELP)
-    collections: list[Annotated[Str, Field(max_length=63)]] = Field(None, max_length=200, description=COLLECTIONS_HELP)
-    active: bool = Field(None, description="false: nothing is sent (and no event recorded) until it is true again.")
+    eventTypes: list[Annotated[Str, Field(max_length=64)]] = Field(
+        None, max_length=100, description=EVENT_TYPES_HELP
+    )
+    collections: list[Annotated[Str, Field(max_length=63)]] = Field(
+        None, max_length=200, description=COLLECTIONS_HELP
+    )
+    active: bool = Field(
+        None, description="false: nothing is sent (and no event recorded) until it is true again."
+    )
     payloadMode: choice(*PayloadMode.values) = Field(None, description=PAYLOAD_HELP)
 
 

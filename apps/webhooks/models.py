@@ -1,8 +1,9 @@
 """Webhook endpoints, the outbox of events, and each event's deliveries with their attempts (issue 22).
 
-An ``Event`` is written in the same transaction as the change it describes, with one ``Delivery`` per endpoint that
-subscribed to it at that moment: a rolled-back change leaves neither, a committed one leaves both, so the worker
-finds every event to send in the database (docs/webhooks.md). A delivery is ``pending`` until a worker claims it
+An ``Event`` is written in the same transaction as the change it describes, naming the endpoints that subscribed to it
+at that moment: a rolled-back change leaves none, a committed one leaves it, so the worker finds every event to send
+in the database (docs/webhooks.md). The worker turns each new event into one ``Delivery`` per endpoint, in one
+transaction with marking the event done. A delivery is ``pending`` until a worker claims it
 (``sending``, under a lease renewed in ``leased_at``), then ``delivered``, or back to ``pending`` with a later
 ``next_attempt_at`` after a failed attempt, or ``failed`` once its retries are spent. Each try is an ``Attempt``.
 """
@@ -57,6 +58,17 @@ class Event(UlidModel):
     # The resource as the public API shows it (null when no endpoint asked for it), and the ids naming it.
     data = models.JSONField(null=True)
     ids = models.JSONField(default=dict)
+    # The endpoints that subscribed when the change was written; the worker turns them into deliveries (those still
+    # there and active), then sets ``fanned_out``. Writing only this row keeps the change's own cost to one INSERT.
+    endpoints = models.JSONField(default=list)
+    fanned_out = models.BooleanField(default=False)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["created_at", "id"], condition=models.Q(fanned_out=False), name="webhooks_event_new"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.type} {self.pk}"

@@ -27,7 +27,9 @@ class WebhookOut(TypedDict):
     collections: list[str]
     active: bool
     payloadMode: PayloadModeName
-    disabledReason: Annotated[str | None, Field(description="Why the endpoint is off (set when it was disabled).")]
+    disabledReason: Annotated[
+        str | None, Field(description="Why the endpoint is off (set when it was disabled).")
+    ]
     disabledAt: Timestamp | None
     failureCount: Annotated[int, Field(description="Failed attempts in a row (a success resets it).")]
     previousSecretExpiresAt: Annotated[
@@ -38,7 +40,9 @@ class WebhookOut(TypedDict):
 
 
 class WebhookCreatedOut(WebhookOut):
-    secret: Annotated[str, Field(description="whsec_<base64>: shown this once; keep it to verify signatures.")]
+    secret: Annotated[
+        str, Field(description="whsec_<base64>: shown this once; keep it to verify signatures.")
+    ]
 
 
 class AttemptOut(TypedDict):

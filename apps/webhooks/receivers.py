@@ -7,6 +7,7 @@ exists at all, so a write without endpoints pays that one cache lookup and nothi
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from apps.webhooks import outbox
@@ -25,7 +26,12 @@ ENTRY_ACTIONS = {
     "revision_restore": "entry.updated",
     "translation_sync": "entry.updated",
 }
-MEDIA_ACTIONS = {"upload": "media.created", "create": "media.created", "update": "media.updated", "delete": "media.deleted"}
+MEDIA_ACTIONS = {
+    "upload": "media.created",
+    "create": "media.created",
+    "update": "media.updated",
+    "delete": "media.deleted",
+}
 VERBS = {"create": "created", "update": "updated", "delete": "deleted"}
 
 
@@ -42,10 +48,13 @@ def _entry_ids(entry, collection) -> dict[str, Any]:
 
 def _present_entries(collection, entries: list) -> list[Any]:
     # The public API's view: the published version only (drafts=False), media and terms resolved, in one go.
+    # Bylines as the list reads them: no query for entries without one. On copies: the writer keeps its objects.
     from apps.content.presenters import present_entries
-    from apps.content.selectors import Entries
+    from apps.content.selectors import Entries, attach_credits
 
-    return present_entries(Entries(collection, list(entries), drafts=False))
+    return present_entries(
+        Entries(collection, attach_credits([copy.copy(entry) for entry in entries]), drafts=False)
+    )
 
 
 def _emit_entries(event_type: str, entries: list, actor) -> None:
@@ -85,7 +94,9 @@ def on_media_changed(sender, *, media, action: str, deduplicated: bool = False, 
         return
     from apps.media.presenters import present_media
 
-    outbox.emit(MEDIA_ACTIONS[action], actor=actor, ids={"id": media.pk}, present=lambda: present_media(media))
+    outbox.emit(
+        MEDIA_ACTIONS[action], actor=actor, ids={"id": media.pk}, present=lambda: present_media(media)
+    )
 
 
 def _emit_collection(event_type: str, collection, actor) -> None:
@@ -124,7 +135,9 @@ def _emit_field(event_type: str, collection, field, actor) -> None:
 
 def on_field_saved(sender, *, collection, field, previous=None, actor=None, **kwargs) -> None:
     if not _none():
-        _emit_field("schema.field.created" if previous is None else "schema.field.updated", collection, field, actor)
+        _emit_field(
+            "schema.field.created" if previous is None else "schema.field.updated", collection, field, actor
+        )
 
 
 def on_field_removing(sender, *, collection, field, actor=None, **kwargs) -> None:

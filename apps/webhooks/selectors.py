@@ -51,7 +51,11 @@ def delivery_list(
     if state:
         deliveries = deliveries.filter(state=state)
     return keyset_page(
-        deliveries, keys=DELIVERY_ORDER, cursor=cursor, limit=limit, scope=f"webhook-deliveries:{endpoint.pk}:{state}"
+        deliveries,
+        keys=DELIVERY_ORDER,
+        cursor=cursor,
+        limit=limit,
+        scope=f"webhook-deliveries:{endpoint.pk}:{state}",
     )
 
 

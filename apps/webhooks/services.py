@@ -58,7 +58,9 @@ def _clean(values: dict[str, Any], problems: dict[str, str]) -> dict[str, Any]:
     if "eventTypes" in values:
         types = list(dict.fromkeys(values["eventTypes"] or []))
         if not types:
-            problems["eventTypes"] = "Name at least one event type, a group such as 'entry.*', or '*' for all."
+            problems["eventTypes"] = (
+                "Name at least one event type, a group such as 'entry.*', or '*' for all."
+            )
         for index, pattern in enumerate(types):
             if problem := pattern_problem(pattern):
                 problems[f"eventTypes.{index}"] = problem
@@ -69,7 +71,9 @@ def _clean(values: dict[str, Any], problems: dict[str, str]) -> dict[str, Any]:
         for index, slug in enumerate(slugs):
             if slug not in known:
                 names = ", ".join(Collection.objects.order_by("slug").values_list("slug", flat=True)[:50])
-                problems[f"collections.{index}"] = f"No collection '{slug}'; collections: {names or 'none yet'}."
+                problems[f"collections.{index}"] = (
+                    f"No collection '{slug}'; collections: {names or 'none yet'}."
+                )
         clean["collections"] = slugs
     if "payloadMode" in values:
         clean["payload_mode"] = values["payloadMode"]
@@ -83,7 +87,13 @@ def endpoint_create(*, actor: Actor, values: dict[str, Any]) -> Endpoint:
     """Create an endpoint with a new secret (``endpoint.secret``: show it to its creator once)."""
     authorize(actor, OPERATION)
     problems: dict[str, str] = {}
-    values = {"eventTypes": [ALL], "collections": [], "payloadMode": PayloadMode.FULL, "active": True, **values}
+    values = {
+        "eventTypes": [ALL],
+        "collections": [],
+        "payloadMode": PayloadMode.FULL,
+        "active": True,
+        **values,
+    }
     clean = _clean(values, problems)
     if "url" not in values:
         problems["url"] = "Required: the receiver's URL, e.g. https://example.com/hooks/cms."

@@ -25,7 +25,9 @@ from apps.webhooks.presenters import (
 OPERATION = "webhooks.manage"
 
 
-@tool("webhook_list", title="List webhook endpoints", operation=OPERATION, input=WebhookListIn, read_only=True)
+@tool(
+    "webhook_list", title="List webhook endpoints", operation=OPERATION, input=WebhookListIn, read_only=True
+)
 def webhook_list(actor, args: WebhookListIn) -> dict:
     """List webhook endpoints: url, subscribed eventTypes, collections filter, active, payloadMode, disabledReason.
 
@@ -51,7 +53,13 @@ def webhook_create(actor, args: WebhookIn) -> WebhookCreatedOut:
     return present_webhook_created(services.endpoint_create(actor=actor, values=args.values()))
 
 
-@tool("webhook_update", title="Change a webhook endpoint", operation=OPERATION, input=WebhookToolUpdateIn, idempotent=True)
+@tool(
+    "webhook_update",
+    title="Change a webhook endpoint",
+    operation=OPERATION,
+    input=WebhookToolUpdateIn,
+    idempotent=True,
+)
 def webhook_update(actor, args: WebhookToolUpdateIn) -> WebhookOut:
     """Change a webhook endpoint; the keys not sent keep their values. active: true turns a disabled one on again."""
     values = {key: value for key, value in args.sent().items() if key != "id"}
@@ -78,7 +86,9 @@ def webhook_rotate_secret(actor, args: RotateToolIn) -> WebhookCreatedOut:
     """Give a webhook endpoint a new secret, returned this once. The old secret keeps signing beside it for
     gracePeriodSeconds (default a day), so the receiver can switch without rejecting deliveries."""
     endpoint = selectors.endpoint_get(endpoint_id=args.id)
-    rotated = services.endpoint_rotate_secret(actor=actor, endpoint=endpoint, grace_seconds=args.gracePeriodSeconds)
+    rotated = services.endpoint_rotate_secret(
+        actor=actor, endpoint=endpoint, grace_seconds=args.gracePeriodSeconds
+    )
     return present_webhook_created(rotated)
 
 

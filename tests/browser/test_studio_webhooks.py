@@ -82,7 +82,9 @@ def test_create_see_deliveries_and_redeliver(studio_browser, owner, hooks_receiv
     me.check("webhook-redelivered")
     assert signature_valid(secret, *hooks_receiver.requests[-1])
 
-    delivery.disable(Endpoint.objects.get(), reason="Disabled automatically after 20 failed attempts in a row.")
+    delivery.disable(
+        Endpoint.objects.get(), reason="Disabled automatically after 20 failed attempts in a row."
+    )
     page.goto(page.url.replace("deliveries/", ""))
     expect(page.get_by_text("Disabled automatically after 20 failed attempts in a row.")).to_be_visible()
     me.check("webhook-disabled")
@@ -92,7 +94,9 @@ def test_editors_do_not_reach_the_page(studio_browser, transactional_db):
     me = studio_browser(Role.EDITOR)
     page = me.page
     page.goto(STUDIO)
-    expect(page.get_by_role("navigation", name="Studio").get_by_role("link", name="Webhooks")).to_have_count(0)
+    expect(page.get_by_role("navigation", name="Studio").get_by_role("link", name="Webhooks")).to_have_count(
+        0
+    )
     response = page.goto(STUDIO + "webhooks/")
     assert response.status == 403
     me.check("webhooks-forbidden", allow=(r"status of 403 \(Forbidden\)",))

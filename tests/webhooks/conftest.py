@@ -98,7 +98,9 @@ def signature_valid(secret: str, headers: dict[str, str], body: bytes) -> bool:
     key = base64.b64decode(secret.removeprefix("whsec_"))
     signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
     expected = base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
-    offered = [part.split(",", 1)[1] for part in headers["webhook-signature"].split(" ") if part.startswith("v1,")]
+    offered = [
+        part.split(",", 1)[1] for part in headers["webhook-signature"].split(" ") if part.startswith("v1,")
+    ]
     return any(hmac.compare_digest(expected, candidate) for candidate in offered)
 
 

@@ -10,6 +10,7 @@ from django.db import transaction
 from apps.accounts.models import Role
 from apps.accounts.permissions import Actor
 from apps.content import services as content_services
+from apps.webhooks import delivery
 from apps.webhooks.models import Delivery, Event
 from tests.factories import make_entry, png_bytes
 from tests.webhooks.conftest import create_endpoint
@@ -18,7 +19,9 @@ HOOK = "https://hooks.example.com/cms"
 
 
 def events_sent(api, endpoint_id: str) -> list[dict]:
-    """The payloads of the endpoint's deliveries, oldest first (the API lists newest first)."""
+    """The payloads of the endpoint's deliveries, oldest first (the API lists newest first), once the worker has
+    made the events into deliveries (its first step; sending is left out: these receivers do not exist)."""
+    delivery.fan_out(1000)
     response = api.get(f"/_cms/api/webhooks/{endpoint_id}/deliveries", {"limit": 100})
     assert response.status_code == 200
     return [item["payload"] for item in reversed(response.json()["data"]["items"])]
@@ -96,15 +99,15 @@ def test_a_drafts_working_copy_is_not_sent(admin_api, posts_collection):
 def test_media_schema_and_site_changes_are_events(admin_api, posts_collection):
     hook = create_endpoint(admin_api, HOOK, payloadMode="ids")
     api = "/_cms/api"
-    upload = admin_api.post(
-        f"{api}/media", {"file": _png("a.png")}, format="multipart"
-    ).json()["data"]
+    upload = admin_api.post(f"{api}/media", {"file": _png("a.png")}, format="multipart").json()["data"]
     admin_api.patch(f"{api}/media/{upload['id']}", {"alt": "A dot"}, format="json")
     admin_api.delete(f"{api}/media/{upload['id']}")
     admin_api.post(f"{api}/schema/collections", {"slug": "pages", "label": "Pages"}, format="json")
     admin_api.patch(f"{api}/schema/collections/pages", {"label": "Site pages"}, format="json")
     field = admin_api.post(
-        f"{api}/schema/collections/pages/fields", {"slug": "title", "type": "string", "label": "Title"}, format="json"
+        f"{api}/schema/collections/pages/fields",
+        {"slug": "title", "type": "string", "label": "Title"},
+        format="json",
     ).json()["data"]
     admin_api.patch(f"{api}/schema/collections/pages/fields/title", {"label": "Heading"}, format="json")
     admin_api.delete(f"{api}/schema/collections/pages/fields/title")
@@ -124,8 +127,12 @@ def test_media_schema_and_site_changes_are_events(admin_api, posts_collection):
     section = admin_api.post(f"{api}/sections", {"title": "Footer"}, format="json").json()["data"]
     admin_api.patch(f"{api}/sections/footer", {"title": "Page footer"}, format="json")
     admin_api.delete(f"{api}/sections/footer")
-    area = admin_api.post(f"{api}/widget-areas", {"name": "side", "label": "Side"}, format="json").json()["data"]
-    widget = admin_api.post(f"{api}/widget-areas/side/widgets", {"type": "content"}, format="json").json()["data"]
+    area = admin_api.post(f"{api}/widget-areas", {"name": "side", "label": "Side"}, format="json").json()[
+        "data"
+    ]
+    widget = admin_api.post(f"{api}/widget-areas/side/widgets", {"type": "content"}, format="json").json()[
+        "data"
+    ]
     admin_api.patch(f"{api}/widget-areas/side/widgets/{widget['id']}", {"title": "About"}, format="json")
     admin_api.delete(f"{api}/widget-areas/side/widgets/{widget['id']}")
     admin_api.patch(f"{api}/widget-areas/side", {"label": "Sidebar"}, format="json")
@@ -238,7 +245,11 @@ def test_subscriptions_and_collection_filters_choose_the_endpoints(admin_api, po
         ("media.created", None),
     ]
     # The collection filter applies to collection-bound events only: media still comes.
-    assert sent(only_posts) == [("entry.created", "posts"), ("entry.published", "posts"), ("media.created", None)]
+    assert sent(only_posts) == [
+        ("entry.created", "posts"),
+        ("entry.published", "posts"),
+        ("media.created", None),
+    ]
     assert sent(published) == [("entry.published", "posts")]
     assert sent(off) == []
 

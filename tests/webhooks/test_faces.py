@@ -7,6 +7,7 @@ import re
 import pytest
 
 from apps.accounts.models import Role
+from apps.webhooks import delivery
 from tests.factories import make_entry, make_token, make_user
 from tests.mcp.wire import McpClient
 
@@ -50,7 +51,9 @@ def test_create_answers_the_secret_once(admin_api):
 def test_update_changes_what_is_sent_and_delete_removes(admin_api):
     created = admin_api.post("/_cms/api/webhooks", {"url": HOOK}, format="json").json()["data"]
     path = f"/_cms/api/webhooks/{created['id']}"
-    response = admin_api.patch(path, {"payloadMode": "ids", "eventTypes": ["*", "media.created"]}, format="json")
+    response = admin_api.patch(
+        path, {"payloadMode": "ids", "eventTypes": ["*", "media.created"]}, format="json"
+    )
     assert response.status_code == 200
     changed = response.json()["data"]
     assert (changed["payloadMode"], changed["eventTypes"], changed["url"]) == ("ids", ["*"], HOOK)
@@ -63,17 +66,28 @@ def test_update_changes_what_is_sent_and_delete_removes(admin_api):
 @pytest.mark.parametrize(
     ("body", "details"),
     [
-        ({"url": "ftp://example.com/x"}, {"url": "An http or https URL with a host, e.g. https://example.com/hooks/cms."}),
+        (
+            {"url": "ftp://example.com/x"},
+            {"url": "An http or https URL with a host, e.g. https://example.com/hooks/cms."},
+        ),
         (
             {"url": "https://user:pw@example.com/x"},
             {"url": "No user name or password in the URL: put a token in its path or query instead."},
         ),
         (
             {"url": HOOK, "eventTypes": ["entry.published", "entry.exploded"]},
-            {"eventTypes.1": "Unknown event type 'entry.exploded'; use a name from docs/webhooks.md, a group ("},
+            {
+                "eventTypes.1": "Unknown event type 'entry.exploded'; use a name from docs/webhooks.md, a group ("
+            },
         ),
-        ({"url": HOOK, "eventTypes": []}, {"eventTypes": "Name at least one event type, a group such as 'entry.*', or '*' for all."}),
-        ({"url": HOOK, "collections": ["nope"]}, {"collections.0": "No collection 'nope'; collections: none yet."}),
+        (
+            {"url": HOOK, "eventTypes": []},
+            {"eventTypes": "Name at least one event type, a group such as 'entry.*', or '*' for all."},
+        ),
+        (
+            {"url": HOOK, "collections": ["nope"]},
+            {"collections.0": "No collection 'nope'; collections: none yet."},
+        ),
         ({"url": HOOK, "payloadMode": "everything"}, {"payloadMode": '"everything" is not a valid choice.'}),
         ({"url": HOOK, "secret": "whsec_mine"}, {"secret": "Unknown field; allowed: "}),
     ],
@@ -127,6 +141,7 @@ def test_deliveries_are_paged_newest_first(admin_api, posts_collection):
     created = admin_api.post("/_cms/api/webhooks", {"url": HOOK, "payloadMode": "ids"}, format="json").json()
     hook = created["data"]["id"]
     entries = [make_entry(posts_collection, {"title": f"Post {n}"}) for n in range(3)]
+    delivery.fan_out(10)
     path = f"/_cms/api/webhooks/{hook}/deliveries"
     first = admin_api.get(path, {"limit": 2}).json()["data"]
     second = admin_api.get(path, {"limit": 2, "cursor": first["nextCursor"]}).json()["data"]
@@ -155,12 +170,13 @@ def test_mcp_tools_manage_endpoints(admin_mcp, posts_collection):
     rotated = admin_mcp.ok("webhook_rotate_secret", {"id": hook, "gracePeriodSeconds": 0})
     assert rotated["secret"] != created["secret"] and rotated["previousSecretExpiresAt"] is None
     entry = make_entry(posts_collection, {"title": "Via MCP"})
+    delivery.fan_out(10)
     [sent] = admin_mcp.ok("webhook_deliveries", {"id": hook})["items"]
     assert (sent["eventType"], sent["payload"]["data"]["id"]) == ("entry.created", entry.pk)
     again = admin_mcp.ok("webhook_redeliver", {"deliveryId": sent["id"]})
     assert (again["eventId"], again["state"]) == (sent["eventId"], "pending")
     assert admin_mcp.ok("webhook_delete", {"id": hook}) == {"success": True}
-    text, error = admin_mcp.fails("webhook_get", {"id": hook})
+    _, error = admin_mcp.fails("webhook_get", {"id": hook})
     assert error["code"] == "NOT_FOUND"
 
 

@@ -70,7 +70,9 @@ def _secret_page(request, endpoint, *, rotated: bool):
 
 @studio_page
 def webhook_list_page(request):
-    page = selectors.endpoint_list(actor=request.actor, cursor=request.GET.get("cursor") or None, limit=PAGE_SIZE)
+    page = selectors.endpoint_list(
+        actor=request.actor, cursor=request.GET.get("cursor") or None, limit=PAGE_SIZE
+    )
     base = reverse("studio:webhooks")
     context = {
         "endpoints": page.items,

@@ -44,20 +44,28 @@ class WebhookViewSet(CmsViewSet):
     def update(self, request, pk: str):
         """Only the keys sent change. ``active: true`` turns a disabled endpoint on again."""
         changed = services.endpoint_update(
-            actor=actor_from_request(request), endpoint=selectors.endpoint_get(endpoint_id=pk), values=self.body
+            actor=actor_from_request(request),
+            endpoint=selectors.endpoint_get(endpoint_id=pk),
+            values=self.body,
         )
         return ok(present_webhook(changed))
 
-    @endpoint(OPERATION, body=WebhookUpdateIn, response=WebhookOut, summary="Update a webhook endpoint (as PUT)")
+    @endpoint(
+        OPERATION, body=WebhookUpdateIn, response=WebhookOut, summary="Update a webhook endpoint (as PUT)"
+    )
     def partial_update(self, request, pk: str):
         return self.update(request, pk)
 
     @endpoint(OPERATION, response=SuccessFlagOut, summary="Delete a webhook endpoint and its deliveries")
     def destroy(self, request, pk: str):
-        services.endpoint_delete(actor=actor_from_request(request), endpoint=selectors.endpoint_get(endpoint_id=pk))
+        services.endpoint_delete(
+            actor=actor_from_request(request), endpoint=selectors.endpoint_get(endpoint_id=pk)
+        )
         return ok(SUCCESS)
 
-    @endpoint(OPERATION, body=RotateIn, response=WebhookCreatedOut, summary="Give a webhook endpoint a new secret")
+    @endpoint(
+        OPERATION, body=RotateIn, response=WebhookCreatedOut, summary="Give a webhook endpoint a new secret"
+    )
     def rotate_secret(self, request, pk: str):
         """The answer holds the new ``secret``, shown this once. The old one keeps signing beside it (a second
         signature in ``webhook-signature``) until ``previousSecretExpiresAt``."""
@@ -69,7 +77,10 @@ class WebhookViewSet(CmsViewSet):
         return ok(present_webhook_created(rotated))
 
     @endpoint(
-        OPERATION, query=DeliveryListIn, response=paged(DeliveryOut), summary="List a webhook endpoint's deliveries"
+        OPERATION,
+        query=DeliveryListIn,
+        response=paged(DeliveryOut),
+        summary="List a webhook endpoint's deliveries",
     )
     def deliveries(self, request, pk: str):
         """Newest first, each with the payload sent and every attempt: status, the start of the answer, duration."""
@@ -89,5 +100,7 @@ class DeliveryViewSet(CmsViewSet):
     def redeliver(self, request, pk: str):
         """A new delivery of the same event (same ``webhook-id``) to the same endpoint, due at once."""
         actor = actor_from_request(request)
-        created = services.delivery_redeliver(actor=actor, delivery=selectors.delivery_get(actor=actor, delivery_id=pk))
+        created = services.delivery_redeliver(
+            actor=actor, delivery=selectors.delivery_get(actor=actor, delivery_id=pk)
+        )
         return ok(present_delivery(created), status=201)
