@@ -39,7 +39,8 @@ def webhook_list(actor, args: WebhookListIn) -> dict:
 
 @tool("webhook_get", title="Get a webhook endpoint", operation=OPERATION, input=WebhookIdIn, read_only=True)
 def webhook_get(actor, args: WebhookIdIn) -> WebhookOut:
-    """Get one webhook endpoint by id (without its secret)."""
+    """Get one webhook endpoint by id: url, eventTypes, collections, active, payloadMode, failureCount and why it
+    was disabled. The secret is never shown again after webhook_create and webhook_rotate_secret."""
     return present_webhook(selectors.endpoint_read(actor=actor, endpoint_id=args.id))
 
 

@@ -414,6 +414,7 @@ class _JsonPoster:
 def test_every_tool_succeeds_through_the_sdk_client(endpoint):
     from apps.accounts.permissions import Actor
     from apps.taxonomy import services as taxonomy_services
+    from apps.webhooks import delivery
     from tests.factories import make_collection, make_media
 
     token = make_token(make_user(Role.ADMIN), ["admin"])[1]
@@ -504,9 +505,32 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
             assert len((await call("section_list"))["items"]) == 1
             await call("section_get", {"slug": "note"})
             assert (await call("search", {"query": "one", "status": "draft"}))["items"][0]["id"] == item["id"]
+            hook = await call("webhook_create", {"url": "https://hooks.example.com/cms", "payloadMode": "ids"})
+            hooks["id"] = hook["id"]
+            assert (await call("webhook_list"))["items"][0]["id"] == hook["id"]
+            await call("webhook_get", {"id": hook["id"]})
+            await call("webhook_update", {"id": hook["id"], "description": "The site"})
+            await call("webhook_rotate_secret", {"id": hook["id"], "gracePeriodSeconds": 0})
             await call("settings_get")
             assert (await call("settings_update", {"tagline": "Made by tools"}))["tagline"] == "Made by tools"
 
+    async def webhooks() -> None:
+        async with (
+            http_client(recorder, token) as http,
+            Client(streamable_http_client(endpoint, http_client=http)) as client,
+        ):
+            called.add("webhook_deliveries")
+            sent = structured(await client.call_tool("webhook_deliveries", {"id": hooks["id"]}))["items"]
+            assert [item["eventType"] for item in sent] == ["settings.updated"]
+            called.add("webhook_redeliver")
+            structured(await client.call_tool("webhook_redeliver", {"deliveryId": sent[0]["id"]}))
+            called.add("webhook_delete")
+            structured(await client.call_tool("webhook_delete", {"id": hooks["id"]}))
+
+    hooks: dict[str, str] = {}
     anyio.run(session)
+    # The worker's first step, in this thread: the settings change becomes a delivery (nothing is sent).
+    delivery.fan_out(10)
+    anyio.run(webhooks)
     assert recorder.problems == []
     assert called == {tool["name"] for tool in snapshot()}
