@@ -81,6 +81,7 @@ class Change:
 
 
 def emit(
+    found: tuple[Subscription, ...],
     event_type: str,
     *,
     actor: Any,
@@ -88,11 +89,12 @@ def emit(
     present: Callable[[], Any] | None = None,
     collection: str | None = None,
 ) -> None:
-    """Record one event for the endpoints that subscribe to it."""
-    emit_many(event_type, actor=actor, changes=lambda: [Change(ids, present)], collection=collection)
+    """Record one event for the endpoints of ``found`` (``subscriptions()``) that subscribe to it."""
+    emit_many(found, event_type, actor=actor, changes=lambda: [Change(ids, present)], collection=collection)
 
 
 def emit_many(
+    found: tuple[Subscription, ...],
     event_type: str,
     *,
     actor: Any,
@@ -102,11 +104,11 @@ def emit_many(
 ) -> None:
     """Record one event per change (a batch: an import's entries), in one INSERT. ``present_all`` presents every
     change at once, in order, where that is cheaper than one by one."""
-    wanting = [found for found in subscriptions() if found.wants(event_type, collection)]
+    wanting = [each for each in found if each.wants(event_type, collection)]
     if not wanting:
         return
     items = list(changes() if callable(changes) else changes)
-    if not any(found.full for found in wanting):
+    if not any(each.full for each in wanting):
         presented: list[Any] = [None] * len(items)
     elif present_all is not None:
         presented = present_all()
@@ -114,7 +116,7 @@ def emit_many(
         presented = [change.present() if change.present else None for change in items]
     when = timefmt.now()
     who = actor_of(actor)
-    endpoints = [found.endpoint_id for found in wanting]
+    endpoints = [each.endpoint_id for each in wanting]
     rows = [
         (new_id(), event_type, when, who, collection or "", data, change.ids, endpoints, False)
         for change, data in zip(items, presented, strict=True)

@@ -1,8 +1,8 @@
 """Domain events (apps/core/events.py) turned into webhook events: each receiver names the event type, the ids of
 the resource and how the public API presents it, and leaves the rest to ``outbox.emit``.
 
-Receivers run inside the writer's transaction. Each first asks the cached subscriptions whether any active endpoint
-exists at all, so a write without endpoints pays that one cache lookup and nothing else.
+Receivers run inside the writer's transaction. Each first reads the cached subscriptions (one cache lookup, passed on
+to the outbox): a write without endpoints pays that and nothing else.
 """
 
 from __future__ import annotations
@@ -35,10 +35,6 @@ MEDIA_ACTIONS = {
 VERBS = {"create": "created", "update": "updated", "delete": "deleted"}
 
 
-def _none() -> bool:
-    return not outbox.subscriptions()
-
-
 # --- entries ---------------------------------------------------------------------------------------------------------
 
 
@@ -57,9 +53,10 @@ def _present_entries(collection, entries: list) -> list[Any]:
     )
 
 
-def _emit_entries(event_type: str, entries: list, actor) -> None:
+def _emit_entries(found, event_type: str, entries: list, actor) -> None:
     collection = entries[0].collection
     outbox.emit_many(
+        found,
         event_type,
         actor=actor,
         collection=collection.slug,
@@ -69,40 +66,45 @@ def _emit_entries(event_type: str, entries: list, actor) -> None:
 
 
 def on_entry_changed(sender, *, entry, action: str, actor=None, **kwargs) -> None:
-    if _none() or action not in ENTRY_ACTIONS:
+    found = outbox.subscriptions()
+    if not found or action not in ENTRY_ACTIONS:
         return
-    _emit_entries(ENTRY_ACTIONS[action], [entry], actor)
+    _emit_entries(found, ENTRY_ACTIONS[action], [entry], actor)
 
 
 def on_entries_created(sender, *, entries, actor=None, **kwargs) -> None:
-    if _none() or not entries:
+    found = outbox.subscriptions()
+    if not found or not entries:
         return
-    _emit_entries("entry.created", list(entries), actor)
+    _emit_entries(found, "entry.created", list(entries), actor)
 
 
 def on_entry_deleting(sender, *, entry, actor=None, **kwargs) -> None:
-    if _none():
+    found = outbox.subscriptions()
+    if not found:
         return
-    _emit_entries("entry.deleted", [entry], actor)
+    _emit_entries(found, "entry.deleted", [entry], actor)
 
 
 # --- media and schema ------------------------------------------------------------------------------------------------
 
 
 def on_media_changed(sender, *, media, action: str, deduplicated: bool = False, actor=None, **kwargs) -> None:
-    if _none() or deduplicated or action not in MEDIA_ACTIONS:
+    found = outbox.subscriptions()
+    if not found or deduplicated or action not in MEDIA_ACTIONS:
         return
     from apps.media.presenters import present_media
 
     outbox.emit(
-        MEDIA_ACTIONS[action], actor=actor, ids={"id": media.pk}, present=lambda: present_media(media)
+        found, MEDIA_ACTIONS[action], actor=actor, ids={"id": media.pk}, present=lambda: present_media(media)
     )
 
 
-def _emit_collection(event_type: str, collection, actor) -> None:
+def _emit_collection(found, event_type: str, collection, actor) -> None:
     from apps.schema.presenters import present_collection
 
     outbox.emit(
+        found,
         event_type,
         actor=actor,
         collection=collection.slug,
@@ -112,19 +114,20 @@ def _emit_collection(event_type: str, collection, actor) -> None:
 
 
 def on_collection_changed(sender, *, collection, action: str, actor=None, **kwargs) -> None:
-    if not _none():
-        _emit_collection(f"schema.collection.{VERBS[action]}", collection, actor)
+    if found := outbox.subscriptions():
+        _emit_collection(found, f"schema.collection.{VERBS[action]}", collection, actor)
 
 
 def on_collection_deleting(sender, *, collection, actor=None, **kwargs) -> None:
-    if not _none():
-        _emit_collection("schema.collection.deleted", collection, actor)
+    if found := outbox.subscriptions():
+        _emit_collection(found, "schema.collection.deleted", collection, actor)
 
 
-def _emit_field(event_type: str, collection, field, actor) -> None:
+def _emit_field(found, event_type: str, collection, field, actor) -> None:
     from apps.schema.presenters import present_field
 
     outbox.emit(
+        found,
         event_type,
         actor=actor,
         collection=collection.slug,
@@ -134,26 +137,32 @@ def _emit_field(event_type: str, collection, field, actor) -> None:
 
 
 def on_field_saved(sender, *, collection, field, previous=None, actor=None, **kwargs) -> None:
-    if not _none():
+    if found := outbox.subscriptions():
         _emit_field(
-            "schema.field.created" if previous is None else "schema.field.updated", collection, field, actor
+            found,
+            "schema.field.created" if previous is None else "schema.field.updated",
+            collection,
+            field,
+            actor,
         )
 
 
 def on_field_removing(sender, *, collection, field, actor=None, **kwargs) -> None:
-    if not _none():
-        _emit_field("schema.field.deleted", collection, field, actor)
+    if found := outbox.subscriptions():
+        _emit_field(found, "schema.field.deleted", collection, field, actor)
 
 
 # --- taxonomies, menus, site -----------------------------------------------------------------------------------------
 
 
 def on_taxonomy_changed(sender, *, taxonomy, action: str, actor=None, **kwargs) -> None:
-    if _none():
+    found = outbox.subscriptions()
+    if not found:
         return
     from apps.taxonomy.presenters import present_taxonomy
 
     outbox.emit(
+        found,
         f"taxonomy.{VERBS[action]}",
         actor=actor,
         ids={"id": taxonomy.pk, "name": taxonomy.name},
@@ -162,12 +171,14 @@ def on_taxonomy_changed(sender, *, taxonomy, action: str, actor=None, **kwargs) 
 
 
 def on_term_changed(sender, *, term, action: str, actor=None, **kwargs) -> None:
-    if _none():
+    found = outbox.subscriptions()
+    if not found:
         return
     from apps.taxonomy.presenters import present_term
 
     name = term.taxonomy.name
     outbox.emit(
+        found,
         f"term.{VERBS[action]}",
         actor=actor,
         ids={"id": term.pk, "slug": term.slug, "taxonomy": name},
@@ -176,7 +187,8 @@ def on_term_changed(sender, *, term, action: str, actor=None, **kwargs) -> None:
 
 
 def on_menu_changed(sender, *, menu, action: str, actor=None, **kwargs) -> None:
-    if _none():
+    found = outbox.subscriptions()
+    if not found:
         return
     from apps.menus.presenters import present_menu, present_menu_detail
     from apps.menus.selectors import menu_tree
@@ -187,15 +199,19 @@ def on_menu_changed(sender, *, menu, action: str, actor=None, **kwargs) -> None:
             return present_menu(menu)
         return present_menu_detail(menu, menu_tree(menu=menu, drafts=False))
 
-    outbox.emit(f"menu.{VERBS[action]}", actor=actor, ids={"id": menu.pk, "name": menu.name}, present=present)
+    outbox.emit(
+        found, f"menu.{VERBS[action]}", actor=actor, ids={"id": menu.pk, "name": menu.name}, present=present
+    )
 
 
 def on_section_changed(sender, *, section, action: str, actor=None, **kwargs) -> None:
-    if _none():
+    found = outbox.subscriptions()
+    if not found:
         return
     from apps.site.presenters import present_section
 
     outbox.emit(
+        found,
         f"section.{VERBS[action]}",
         actor=actor,
         ids={"id": section.pk, "slug": section.slug},
@@ -204,12 +220,14 @@ def on_section_changed(sender, *, section, action: str, actor=None, **kwargs) ->
 
 
 def on_widget_changed(sender, *, widget, action: str, actor=None, **kwargs) -> None:
-    if _none():
+    found = outbox.subscriptions()
+    if not found:
         return
     from apps.site.presenters import present_widget
 
     area = widget.area.name
     outbox.emit(
+        found,
         f"widget.{VERBS[action]}",
         actor=actor,
         ids={"id": widget.pk, "area": area},
@@ -218,7 +236,8 @@ def on_widget_changed(sender, *, widget, action: str, actor=None, **kwargs) -> N
 
 
 def on_widget_area_changed(sender, *, area, action: str, actor=None, **kwargs) -> None:
-    if _none():
+    found = outbox.subscriptions()
+    if not found:
         return
     from apps.site.presenters import present_widget_area
     from apps.site.selectors import widget_area_get
@@ -227,25 +246,34 @@ def on_widget_area_changed(sender, *, area, action: str, actor=None, **kwargs) -
         return present_widget_area(area if action == "delete" else widget_area_get(name=area.name))
 
     outbox.emit(
-        f"widget.area.{VERBS[action]}", actor=actor, ids={"id": area.pk, "name": area.name}, present=present
+        found,
+        f"widget.area.{VERBS[action]}",
+        actor=actor,
+        ids={"id": area.pk, "name": area.name},
+        present=present,
     )
 
 
 def on_settings_changed(sender, *, settings, actor=None, **kwargs) -> None:
-    if _none():
+    found = outbox.subscriptions()
+    if not found:
         return
     from apps.site.presenters import present_settings
     from apps.site.selectors import site_settings
 
-    outbox.emit("settings.updated", actor=actor, ids={}, present=lambda: present_settings(site_settings()))
+    outbox.emit(
+        found, "settings.updated", actor=actor, ids={}, present=lambda: present_settings(site_settings())
+    )
 
 
 def on_import_finished(sender, *, job, outcome: str, actor=None, **kwargs) -> None:
-    if _none():
+    found = outbox.subscriptions()
+    if not found:
         return
     from apps.importer.presenters import present_job
 
     outbox.emit(
+        found,
         f"import.{outcome}",
         actor={"userId": job.created_by_id, "via": "import"} if actor is None else actor,
         ids={"id": job.pk},

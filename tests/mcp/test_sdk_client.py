@@ -505,7 +505,9 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
             assert len((await call("section_list"))["items"]) == 1
             await call("section_get", {"slug": "note"})
             assert (await call("search", {"query": "one", "status": "draft"}))["items"][0]["id"] == item["id"]
-            hook = await call("webhook_create", {"url": "https://hooks.example.com/cms", "payloadMode": "ids"})
+            hook = await call(
+                "webhook_create", {"url": "https://hooks.example.com/cms", "payloadMode": "ids"}
+            )
             hooks["id"] = hook["id"]
             assert (await call("webhook_list"))["items"][0]["id"] == hook["id"]
             await call("webhook_get", {"id": hook["id"]})
