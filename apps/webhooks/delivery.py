@@ -86,32 +86,36 @@ def _due(when: datetime) -> Q:
 
 
 def fan_out(limit: int) -> int:
-    """Turn new events into one pending delivery per endpoint they name that is still there and active. Each event
-    in its own transaction with its deliveries, marked done by a conditional UPDATE: of two workers one does it."""
-    done = 0
-    for event_id, endpoint_ids, created in (
-        Event.objects.filter(fanned_out=False)
-        .order_by("created_at", "id")
-        .values_list("pk", "endpoints", "created_at")[:limit]
-    ):
-        with transaction.atomic():
-            if not Event.objects.filter(pk=event_id, fanned_out=False).update(fanned_out=True):
-                continue
-            live = Endpoint.objects.filter(pk__in=endpoint_ids, active=True).values_list("pk", flat=True)
-            Delivery.objects.bulk_create(
-                [
-                    Delivery(
-                        id=new_id(),
-                        event_id=event_id,
-                        endpoint_id=pk,
-                        next_attempt_at=created,
-                        created_at=created,
-                    )
-                    for pk in live
-                ]
-            )
-        done += 1
-    return done
+    """Turn new events into one pending delivery per endpoint they name that is still there and active. One
+    transaction for the batch: each event is taken by an UPDATE conditional on it not being done yet (of two workers
+    one gets it), then the deliveries of all the events taken are written together."""
+    new = Event.objects.filter(fanned_out=False).order_by("created_at", "id")
+    candidates = list(new.values_list("pk", "endpoints", "created_at")[:limit])
+    if not candidates:
+        return 0
+    with transaction.atomic():
+        taken = [
+            (event_id, endpoint_ids, created)
+            for event_id, endpoint_ids, created in candidates
+            if Event.objects.filter(pk=event_id, fanned_out=False).update(fanned_out=True)
+        ]
+        wanted = {pk for _, endpoint_ids, _ in taken for pk in endpoint_ids}
+        live = set(Endpoint.objects.filter(pk__in=wanted, active=True).values_list("pk", flat=True))
+        Delivery.objects.bulk_create(
+            [
+                Delivery(
+                    id=new_id(),
+                    event_id=event_id,
+                    endpoint_id=pk,
+                    next_attempt_at=created,
+                    created_at=created,
+                )
+                for event_id, endpoint_ids, created in taken
+                for pk in endpoint_ids
+                if pk in live
+            ]
+        )
+    return len(taken)
 
 
 def claim(limit: int) -> tuple[list[str], datetime]:
