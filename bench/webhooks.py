@@ -86,24 +86,26 @@ def _run(args, settings, connection) -> None:
         return wall / args.creates * 1000, used / args.creates * 1000
 
     create_round()  # warm caches and code paths
-    without, with_endpoint = [], []
+    rounds: dict[str, list[tuple[float, float]]] = {"none": [], "ids": [], "full": []}
     for _ in range(args.rounds):
         Endpoint.objects.all().delete()
         outbox.subscriptions_changed()
-        without.append(create_round())
-        endpoint = services.endpoint_create(actor=system, values={"url": "https://hooks.example.com/x"})
-        with_endpoint.append(create_round())
-        services.endpoint_delete(actor=system, endpoint=endpoint)
+        rounds["none"].append(create_round())
+        for mode in ("ids", "full"):
+            values = {"url": "https://hooks.example.com/x", "payloadMode": mode}
+            endpoint = services.endpoint_create(actor=system, values=values)
+            rounds[mode].append(create_round())
+            services.endpoint_delete(actor=system, endpoint=endpoint)
     print(
         f"database: {connection.vendor}; medians of {args.rounds} alternating rounds of {args.creates} creates"
     )
     for index, kind in ((0, "wall"), (1, "CPU")):
-        base = statistics.median(item[index] for item in without)
-        hooked = statistics.median(item[index] for item in with_endpoint)
-        print(
-            f"create ({kind}): no endpoint {base:.3f} ms, active endpoint {hooked:.3f} ms, "
-            f"added {(hooked / base - 1) * 100:+.1f}%"
-        )
+        base = statistics.median(item[index] for item in rounds["none"])
+        line = f"create ({kind}): no endpoint {base:.3f} ms"
+        for mode in ("ids", "full"):
+            hooked = statistics.median(item[index] for item in rounds[mode])
+            line += f"; {mode} endpoint {hooked:.3f} ms ({(hooked / base - 1) * 100:+.1f}%)"
+        print(line)
     checks = 100_000
     started = time.perf_counter()
     for _ in range(checks):
