@@ -49,7 +49,7 @@ def main() -> None:
     from django.test.utils import setup_test_environment
 
     setup_test_environment()
-    connection.creation.create_test_db(verbosity=0)
+    connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
         _run(args, settings, connection)
     finally:

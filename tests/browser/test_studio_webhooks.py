@@ -71,7 +71,7 @@ def test_create_see_deliveries_and_redeliver(studio_browser, owner, hooks_receiv
     expect(page.get_by_role("heading", name="Deliveries", level=1)).to_be_visible()
     expect(page.get_by_text('{"error": "rebuild already running"}')).to_be_visible()
     expect(page.get_by_text("The receiver answered 503.")).to_be_visible()
-    me.check("webhook-deliveries", mobile=True)
+    me.check("webhook-deliveries", mobile=True, doc="webhooks")
 
     hooks_receiver.status = 204
     page.get_by_role("button", name="Redeliver").click()
