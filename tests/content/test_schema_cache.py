@@ -54,7 +54,9 @@ def test_an_entry_with_terms_and_bylines_costs_the_same_two_queries(admin_api, p
 
     system = Actor.system()
     tags = taxonomy.taxonomy_create(actor=system, name="tag", label="Tags", collections=["posts"])
-    first, second = (taxonomy.term_create(actor=system, taxonomy=tags, label=label) for label in ("Zeta", "Alpha"))
+    first, second = (
+        taxonomy.term_create(actor=system, taxonomy=tags, label=label) for label in ("Zeta", "Alpha")
+    )
     writers = [make_byline("Ada", user=admin_api.user), make_byline("Grace")]
     entries = []
     for number in range(3):
