@@ -22,7 +22,7 @@ from apps.accounts.permissions import Actor, authorize, can
 from apps.content.companions import PREFIX as COMPANION
 from apps.content.companions import attach_credits, companion_annotations
 from apps.content.models import Byline, Entry, EntryByline, Revision, Status
-from apps.core.db.jsonkeys import JsonKey
+from apps.core.db.jsonkeys import JsonKey, JsonPick
 from apps.core.db.prepared import PreparedQuery
 from apps.core.errors import Forbidden, NotFound, ValidationError
 from apps.core.ids import is_ulid
@@ -97,7 +97,8 @@ class EntryRow:
     scheduled_at: datetime | None
     deleted_at: datetime | None
     # The stored JSON texts: the working copy (readers with drafts access only) and the published version, which
-    # for readers with drafts access is None where it is the same as the working copy (see ``LIVE_IF_CHANGED``).
+    # for readers with drafts access is None where it is the same as the working copy: most entries' versions are,
+    # and the database compares them so that a list reads half the text (see ``_row_query``).
     data_raw: str | None = None
     live_raw: str | None = None
     sort_value: object = None
@@ -155,16 +156,6 @@ def _holds_any(column: str, slugs: list[str]) -> Case:
     return Case(When(held, then=Value(True)), default=Value(False), output_field=BooleanField())
 
 
-# Readers with drafts access see the published version only where it differs from the working copy, so the database
-# compares the two and sends the published text only then: most entries' versions are the same, and a list of
-# imported posts then reads half the text.
-LIVE_IF_CHANGED = Case(
-    When(Exact(Cast("data", TextField()), Cast("live_data", TextField())), then=Value(None)),
-    default=Cast("live_data", TextField()),
-    output_field=TextField(),
-)
-
-
 def _row_query(
     queryset: QuerySet,
     *,
@@ -172,17 +163,24 @@ def _row_query(
     project: Sequence[str] | None = None,
     drafts: bool = True,
     collection: Collection | None = None,
+    fields: Sequence[str] | None = None,
 ) -> tuple[QuerySet, tuple[str, ...]]:
     """The rows' columns as annotations of ``queryset``, and their names: the stored data as text (``data_raw``, for
     readers with drafts access, and ``live_raw``: for them only where it differs from ``data_raw``, else None) and
     with ``collection`` whether it holds media values (see ``media_held``); or with ``project`` only the named keys of
-    the data (the working copy for readers with drafts access, else the published version) and ``has_changes``."""
+    the data (the working copy for readers with drafts access, else the published version) and ``has_changes``.
+    ``fields`` keeps only those keys of the stored texts (an answer's ``fields=``)."""
     names = (*ROW_FIELDS, "sort_value") if sorted_by_value else ROW_FIELDS
     companions = companion_annotations()
     if project is None:
         held = media_held(collection, drafts=drafts) if collection is not None else {}
-        raw = {"data_raw": RAW_JSON["data_raw"], "live_raw": LIVE_IF_CHANGED} if drafts else {}
-        raw.setdefault("live_raw", RAW_JSON["live_raw"])
+        if fields is None:
+            data, live = RAW_JSON["data_raw"], RAW_JSON["live_raw"]
+        else:
+            data, live = JsonPick("data", fields), JsonPick("live_data", fields)
+        changed = Case(When(Exact(Cast("data", TextField()), Cast("live_data", TextField())), then=Value(None)),
+                       default=live, output_field=TextField())  # fmt: skip
+        raw = {"data_raw": data, "live_raw": changed} if drafts else {"live_raw": live}
         return queryset.annotate(**raw, **held, **companions), (*names, *raw, *held, *companions)
     column = "data" if drafts else "live_data"
     keys = {f"projected_{index}": JsonKey(column, key) for index, key in enumerate(project)}
@@ -242,12 +240,16 @@ def entry_list(
     cursor: str | None = None,
     limit: int = 50,
     project: Sequence[str] | None = None,
+    fields: Sequence[str] | None = None,
 ) -> Entries:
     """One page of the collection's live (not trashed) entries. ``collection`` must have its fields loaded. ``where``
     narrows the entries further (higher apps' filters, such as terms, built by their selectors); ``byline_id`` keeps
     the entries that credit that byline. ``project`` names the data keys to read instead of the whole data (see
-    ``EntryRow.projected``): for lists that show a title, not the entries."""
+    ``EntryRow.projected``): for lists that show a title, not the entries. ``fields`` keeps only the named fields in
+    the entries' data (an answer's ``fields=``: the system fields beside the data are always there)."""
     authorize(actor, "content.read")
+    if fields is not None:
+        fields = checked_fields(collection, fields)
     drafts = can_read_drafts(actor)
     if not drafts:
         if status not in (None, Status.PUBLISHED):
@@ -260,7 +262,9 @@ def entry_list(
     # The ordering's name is part of the scope a cursor is bound to, so a cursor of one field's ordering is refused
     # by another's instead of being compared with the wrong values.
     scope = f"entries:{collection.pk}:{int(drafts)}:{ORDER_ALIASES.get(order_by, order_by)}"
-    shape = dict(sorted_by_value=bool(annotation), project=project, drafts=drafts, collection=collection)
+    shape = dict(
+        sorted_by_value=bool(annotation), project=project, drafts=drafts, collection=collection, fields=fields
+    )
     if where is None and not cursor:
         page = _first_page(
             collection, status=status, locale=locale, byline_id=byline_id, keys=keys, annotation=annotation,
@@ -282,6 +286,20 @@ def entry_list(
         )
     attach_credits(page.items)
     return Entries(collection, page.items, drafts, page.next_cursor)
+
+
+def checked_fields(collection: Collection, names: Sequence[str]) -> list[str]:
+    """``names`` as the fields of ``collection`` to answer, in its order, or ValidationError naming the unknown ones."""
+    known = [field.slug for field in collection.fields.all()]
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        listed = ", ".join(map(repr, unknown))
+        raise ValidationError(
+            details={
+                "fields": f"No field {listed} in '{collection.slug}'; its fields are: {', '.join(known)}."
+            }
+        )
+    return [name for name in known if name in set(names)]
 
 
 def _entries_of(
@@ -322,7 +340,8 @@ def _first_page(
     fields = tuple((field.slug, field.type) for field in collection.fields.all())
     project = shape["project"]
     order = tuple((sort_key.name, sort_key.descending) for sort_key in keys)
-    key = (scope, order, fields, given, tuple(project) if project is not None else None, limit)
+    picked = tuple(shape["fields"]) if shape["fields"] is not None else None
+    key = (scope, order, fields, given, tuple(project) if project is not None else None, picked, limit)
     found = _FIRST_PAGES.get(key)
     if found is None:
         _, columns = _row_query(Entry.objects.none(), **shape)
