@@ -88,7 +88,16 @@ class RenditionIn(Input):
     q: int = Field(None, ge=1, le=100, description="Quality 1-100 for webp, avif and jpeg (default 80).")
 
 
-class RenditionQueryIn(RenditionIn):
+class RenditionVersionIn(Input):
+    v: Str = Field(
+        None,
+        max_length=16,
+        description="Part of the URLs the API gives for crops: it changes with the focal point, so caches fetch the "
+        "new crop. Ignored by the server.",
+    )
+
+
+class RenditionQueryIn(RenditionIn, RenditionVersionIn):
     s: Str = Field(None, max_length=64, description="The signature that POST /media/:id/render-url gave.")
 
 

@@ -111,14 +111,14 @@ def present_renditions(item: MediaItem) -> dict:
     """``renditions`` and ``srcset`` of an image we can render; null for other files and when none are configured."""
     if not renditions.renderable(item.mime_type):
         return {"renditions": None, "srcset": None}
-    presets = {name: renditions.preset_url(item.pk, name) for name in settings.CMS_RENDITION_PRESETS}
+    presets = {name: renditions.preset_url(item, name) for name in settings.CMS_RENDITION_PRESETS}
     widths = sorted(set(settings.CMS_RENDITION_WIDTHS))
     if item.width and widths:
         # Renditions are never enlarged: past the image's own width a srcset entry would repeat the last one.
         widest = min(item.width, settings.CMS_RENDITION_MAX_DIMENSION)
         widths = [width for width in widths if width < widest] + [widest]
     srcset = [
-        {"width": width, "url": renditions.rendition_url(item.pk, renditions.Params(w=width))} for width in widths
+        {"width": width, "url": renditions.rendition_url(item, renditions.Params(w=width))} for width in widths
     ]
     return {"renditions": presets or None, "srcset": srcset or None}
 

@@ -4,7 +4,8 @@ A rendition is named by its parameters: width ``w``, height ``h`` (either, both 
 crops to exactly w × h around the item's focal point; ``contain`` fits inside w × h), ``format`` (webp, avif where
 Pillow has it, jpeg, png) and quality ``q`` (1–100). Nobody may make the server render arbitrary variants: a URL
 either names a preset (``CMS_RENDITION_PRESETS``) or carries a signature ``s``, an HMAC of the item id and the
-canonical parameters under a key derived from ``SECRET_KEY``, that only the API mints (``rendition_url``).
+canonical parameters under a key derived from ``SECRET_KEY``, that only the API mints (``rendition_url``). URLs
+of crops carry ``v``, which changes with the focal point: the server ignores it, caches do not (see ``version``).
 
 What is rendered is stored under a key derived from the item's content hash and the canonical parameters (and the
 focal point, for crops), so identical bytes share renditions and a new focal point makes new crops instead of
@@ -20,6 +21,7 @@ import io
 import logging
 import math
 import os
+import re
 import warnings
 from dataclasses import dataclass
 from urllib.parse import urlencode
@@ -52,6 +54,8 @@ SOURCE_TYPES = {
 }
 PARAMS = ("w", "h", "fit", "format", "q")
 SIGNATURE = "s"
+VERSION = "v"
+_VERSION = re.compile(r"^[0-9a-f]{1,16}$")
 _SALT = "apps.media.renditions"
 RENDITIONS_DIR = "renditions"
 
@@ -148,9 +152,11 @@ def request_params(media_id: str, preset: str | None, query: list[tuple[str, str
     if repeated:
         raise ValidationError(details={name: "Given more than once." for name in repeated})
     values = dict(query)
+    if not _VERSION.match(values.pop(VERSION, "0")):
+        raise ValidationError(details={VERSION: "The version of the URL the API gave (hexadecimal)."})
     if preset is not None:
         if values:
-            raise ValidationError(details={name: "A preset takes no parameters." for name in values})
+            raise ValidationError(details={name: "A preset takes no parameters but v." for name in values})
         return preset_params(preset)
     signature = values.pop(SIGNATURE, "")
     params = parse(values)
@@ -169,14 +175,23 @@ def render_path(media_id: str, preset: str | None = None) -> str:
     return f"{base}/{preset}" if preset else base
 
 
-def rendition_url(media_id: str, params: Params) -> str:
-    """The signed absolute URL of a rendition."""
-    query = urlencode({**params.query(), SIGNATURE: sign(media_id, params)})
-    return f"{settings.CMS_BASE_URL}{render_path(media_id)}?{query}"
+def version(params: Params, focal: tuple[float, float] | None) -> dict[str, str]:
+    """``{"v": …}`` for a crop: it changes with the focal point, so a URL cached for a year (by a browser or a CDN)
+    never shows an old crop; the server ignores it. Nothing for other renditions, which depend on the bytes alone."""
+    if not params.crops:
+        return {}
+    return {VERSION: xxhash.xxh32(repr(focal).encode()).hexdigest()}
 
 
-def preset_url(media_id: str, name: str) -> str:
-    return f"{settings.CMS_BASE_URL}{render_path(media_id, name)}"
+def rendition_url(item, params: Params) -> str:
+    """The signed absolute URL of a rendition of ``item``."""
+    query = urlencode({**params.query(), SIGNATURE: sign(item.pk, params), **version(params, item.focal_point)})
+    return f"{settings.CMS_BASE_URL}{render_path(item.pk)}?{query}"
+
+
+def preset_url(item, name: str) -> str:
+    suffix = version(preset_params(name), item.focal_point)
+    return f"{settings.CMS_BASE_URL}{render_path(item.pk, name)}" + (f"?{urlencode(suffix)}" if suffix else "")
 
 
 def renderable(mime_type: str | None) -> bool:
@@ -198,7 +213,7 @@ def signed_url(actor, media_id: str, values: dict) -> str:
     item = selectors.media_read(actor=actor, media_id=media_id)
     params = parse({key: value for key, value in values.items() if value is not None})
     check_renderable(item)
-    return rendition_url(item.pk, params)
+    return rendition_url(item, params)
 
 
 # A rendition shows itself and nothing more, like every media file (apps/media/api/views.py): no scripts or loads,

@@ -20,7 +20,7 @@ from apps.accounts.permissions import actor_from_request
 from apps.core.api.views import CmsAPIView, endpoint, ok
 from apps.core.shapes import TypedDict
 from apps.media import renditions, selectors
-from apps.media.inputs import RenditionIn, RenditionQueryIn
+from apps.media.inputs import RenditionIn, RenditionQueryIn, RenditionVersionIn
 
 
 class RenditionUrlOut(TypedDict):
@@ -66,6 +66,7 @@ class RenditionView(CmsAPIView):
 class RenditionPresetView(CmsAPIView):
     @endpoint(
         "media.render",
+        query=RenditionVersionIn,
         response={"image/*": OpenApiTypes.BINARY},
         envelope=False,
         errors=RENDER_ERRORS,
