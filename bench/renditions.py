@@ -1,6 +1,6 @@
-"""Image renditions (issue 22): the first render of a 2,000 × 1,500 JPEG to an 800-pixel WebP (in process, median of
+"""Image renditions (issue 22): the first render of a 2,000 x 1,500 JPEG to an 800-pixel WebP (in process, median of
 several, target < 150 ms), and stored renditions served under wrk as a ratio to the bare WSGI hello world of the same
-run (target ≥ 0.5×), on SQLite and PostgreSQL.
+run (target ≥ 0.5x), on SQLite and PostgreSQL.
 
 Each database runs in a process of its own (Django is set up once per process): the parent starts one per database
 and prints every figure. The servers are bench/run.py's (gunicorn with the project's configuration, sync workers);
@@ -33,7 +33,9 @@ def photo(size=(2000, 1500)) -> bytes:
 
     width, height = size
     gradient = Image.linear_gradient("L")
-    base = Image.merge("RGB", [gradient.resize(size), gradient.rotate(90).resize(size), Image.new("L", size, 120)])
+    base = Image.merge(
+        "RGB", [gradient.resize(size), gradient.rotate(90).resize(size), Image.new("L", size, 120)]
+    )
     draw = ImageDraw.Draw(base)
     for index in range(40):
         x, y = (index * 397) % width, (index * 211) % height
@@ -152,7 +154,10 @@ def serve(kind: str, info: dict, rounds: int, duration: float) -> dict:
     env = environment(kind)
     baseline = Server("bench.hello_wsgi:app", env)
     cms = Server("cms_project.wsgi", {**env, "GUNICORN_WORKER_CLASS": "sync"})
-    paths = {"thumbnail (200×200 WebP)": info["presets"]["thumbnail"], "small (480 px WebP)": info["presets"]["small"]}
+    paths = {
+        "thumbnail (200x200 WebP)": info["presets"]["thumbnail"],
+        "small (480 px WebP)": info["presets"]["small"],
+    }
     ratios: dict[str, list[float]] = {name: [] for name in paths}
     rps: dict[str, list[float]] = {name: [] for name in paths}
     sizes: dict[str, int] = {}
@@ -168,8 +173,12 @@ def serve(kind: str, info: dict, rounds: int, duration: float) -> dict:
             wrk(cms.url + path, connections=8, duration=1, token=None, script=None, args=[])
         for _ in range(rounds):
             for name, path in paths.items():
-                reference = wrk(baseline.url + "/", connections=8, duration=duration, token=None, script=None, args=[])
-                measured = wrk(cms.url + path, connections=8, duration=duration, token=None, script=None, args=[])
+                reference = wrk(
+                    baseline.url + "/", connections=8, duration=duration, token=None, script=None, args=[]
+                )
+                measured = wrk(
+                    cms.url + path, connections=8, duration=duration, token=None, script=None, args=[]
+                )
                 if measured.errors:
                     raise RuntimeError(f"{name}: {measured.errors} errors")
                 baselines.append(reference.rps)
@@ -177,7 +186,7 @@ def serve(kind: str, info: dict, rounds: int, duration: float) -> dict:
                 rps[name].append(measured.rps)
                 print(
                     f"[{kind}] {name}: {measured.rps:.0f} req/s, baseline {reference.rps:.0f} "
-                    f"→ {measured.rps / reference.rps:.3f}×",
+                    f"→ {measured.rps / reference.rps:.3f}x",
                     flush=True,
                 )
     finally:
@@ -199,7 +208,9 @@ def serve(kind: str, info: dict, rounds: int, duration: float) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--db", default="sqlite,postgres")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--duration", type=float, default=5)
@@ -227,7 +238,7 @@ def main() -> None:
             raise SystemExit(f"[{kind}] the render measure failed:\n{completed.stderr[-3000:]}")
         info = json.loads(completed.stdout.strip().splitlines()[-1])
         print(
-            f"[{kind}] render 2000×1500 JPEG → 800 px WebP: {info['render_ms']:.1f} ms median "
+            f"[{kind}] render 2000x1500 JPEG → 800 px WebP: {info['render_ms']:.1f} ms median "
             f"({info['render_ms_all']}); first request {info['first_request_ms']:.1f} ms; "
             f"stored, through Django in process {info['django_cached_request_ms']:.2f} ms",
             flush=True,
@@ -240,7 +251,7 @@ def main() -> None:
         print(f"\n{kind}: baseline {figures['baseline_rps']:.0f} req/s; render {figures['render_ms']:.1f} ms")
         for name, served in figures["served"].items():
             print(
-                f"  {name}: {served['ratio']:.3f}× ({served['ratio_min']:.3f}–{served['ratio_max']:.3f}), "
+                f"  {name}: {served['ratio']:.3f}x ({served['ratio_min']:.3f}-{served['ratio_max']:.3f}), "
                 f"{served['rps']:.0f} req/s, {served['bytes']} bytes"
             )
     print(f"\nwritten: {out.relative_to(ROOT)}")

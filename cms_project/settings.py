@@ -477,7 +477,9 @@ CMS_RENDITION_PRESETS = json.loads(
         ),
     )
 )
-CMS_RENDITION_WIDTHS = [int(width) for width in env_list("CMS_RENDITION_WIDTHS", ["320", "640", "960", "1280", "1920"])]
+CMS_RENDITION_WIDTHS = [
+    int(width) for width in env_list("CMS_RENDITION_WIDTHS", ["320", "640", "960", "1280", "1920"])
+]
 # Largest width or height a rendition may ask for, and the largest source (pixels) we decode at all: anything bigger is
 # refused with 422 before its pixels are read (decompression bombs).
 CMS_RENDITION_MAX_DIMENSION = env_int("CMS_RENDITION_MAX_DIMENSION", 4000)

@@ -1,5 +1,5 @@
 """Stored renditions answered in front of Django (issue 22: a cached rendition at least half the rate of a bare WSGI
-hello world, where Django's own floor is about 0.65× and the full API stack about 0.1×).
+hello world, where Django's own floor is about 0.65x and the full API stack about 0.1x).
 
 ``RenditionFastPath`` wraps the WSGI application. A ``GET`` or ``HEAD`` of ``/_cms/api/media/:id/render…`` whose
 rendition is already on local disk is answered here: the URL is checked by the same function as the view's
@@ -30,7 +30,9 @@ ITEM_FIELDS = ("content_hash", "mime_type", "focal_x", "focal_y")
 
 def _item_query() -> str:
     # One plain statement instead of a queryset: building and compiling the ORM's query was most of a request here.
-    columns = ", ".join(connection.ops.quote_name(MediaItem._meta.get_field(name).column) for name in ITEM_FIELDS)
+    columns = ", ".join(
+        connection.ops.quote_name(MediaItem._meta.get_field(name).column) for name in ITEM_FIELDS
+    )
     table = connection.ops.quote_name(MediaItem._meta.db_table)
     key = connection.ops.quote_name(MediaItem._meta.pk.column)
     return f"SELECT {columns} FROM {table} WHERE {key} = %s"  # noqa: S608 (names from the model, value bound)

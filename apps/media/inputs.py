@@ -78,13 +78,19 @@ class RenditionIn(Input):
     Pictures are never enlarged."""
 
     w: int = Field(
-        None, ge=1, le=settings.CMS_RENDITION_MAX_DIMENSION, description="Width in pixels (at most 4000 by default)."
+        None,
+        ge=1,
+        le=settings.CMS_RENDITION_MAX_DIMENSION,
+        description="Width in pixels (at most 4000 by default).",
     )
     h: int = Field(None, ge=1, le=settings.CMS_RENDITION_MAX_DIMENSION, description="Height in pixels.")
     fit: choice("cover", "contain") = Field(
-        None, description="With w and h: cover crops to exactly w×h around the focal point (default), contain fits inside."
+        None,
+        description="With w and h: cover crops to exactly wxh around the focal point (default), contain fits inside.",
     )
-    format: choice("webp", "avif", "jpeg", "png") = Field(None, description="Default webp; avif where the server supports it.")
+    format: choice("webp", "avif", "jpeg", "png") = Field(
+        None, description="Default webp; avif where the server supports it."
+    )
     q: int = Field(None, ge=1, le=100, description="Quality 1-100 for webp, avif and jpeg (default 80).")
 
 

@@ -42,7 +42,9 @@ class MediaOut(TypedDict):
     ]
     renditions: Annotated[
         dict[str, str] | None,
-        Field(description="Preset name → URL of that rendition (CMS_RENDITION_PRESETS); null for other files."),
+        Field(
+            description="Preset name → URL of that rendition (CMS_RENDITION_PRESETS); null for other files."
+        ),
     ]
     srcset: Annotated[
         list[SrcsetOut] | None,
@@ -118,7 +120,8 @@ def present_renditions(item: MediaItem) -> dict:
         widest = min(item.width, settings.CMS_RENDITION_MAX_DIMENSION)
         widths = [width for width in widths if width < widest] + [widest]
     srcset = [
-        {"width": width, "url": renditions.rendition_url(item, renditions.Params(w=width))} for width in widths
+        {"width": width, "url": renditions.rendition_url(item, renditions.Params(w=width))}
+        for width in widths
     ]
     return {"renditions": presets or None, "srcset": srcset or None}
 

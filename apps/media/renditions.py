@@ -1,8 +1,8 @@
 """Image renditions (issue 22): resized, cropped and re-encoded variants of image media, made once and kept.
 
 A rendition is named by its parameters: width ``w``, height ``h`` (either, both or neither), ``fit`` (``cover``
-crops to exactly w × h around the item's focal point; ``contain`` fits inside w × h), ``format`` (webp, avif where
-Pillow has it, jpeg, png) and quality ``q`` (1–100). Nobody may make the server render arbitrary variants: a URL
+crops to exactly w x h around the item's focal point; ``contain`` fits inside w x h), ``format`` (webp, avif where
+Pillow has it, jpeg, png) and quality ``q`` (1-100). Nobody may make the server render arbitrary variants: a URL
 either names a preset (``CMS_RENDITION_PRESETS``) or carries a signature ``s``, an HMAC of the item id and the
 canonical parameters under a key derived from ``SECRET_KEY``, that only the API mints (``rendition_url``). URLs
 of crops carry ``v``, which changes with the focal point: the server ignores it, caches do not (see ``version``).
@@ -26,9 +26,9 @@ import warnings
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+import xxhash
 from django.conf import settings
 from django.utils.crypto import salted_hmac
-import xxhash
 from PIL import Image, ImageOps, UnidentifiedImageError, features
 
 from apps.core.errors import CmsError, Forbidden, NotFound, UnsupportedMediaType, ValidationError
@@ -185,13 +185,17 @@ def version(params: Params, focal: tuple[float, float] | None) -> dict[str, str]
 
 def rendition_url(item, params: Params) -> str:
     """The signed absolute URL of a rendition of ``item``."""
-    query = urlencode({**params.query(), SIGNATURE: sign(item.pk, params), **version(params, item.focal_point)})
+    query = urlencode(
+        {**params.query(), SIGNATURE: sign(item.pk, params), **version(params, item.focal_point)}
+    )
     return f"{settings.CMS_BASE_URL}{render_path(item.pk)}?{query}"
 
 
 def preset_url(item, name: str) -> str:
     suffix = version(preset_params(name), item.focal_point)
-    return f"{settings.CMS_BASE_URL}{render_path(item.pk, name)}" + (f"?{urlencode(suffix)}" if suffix else "")
+    return f"{settings.CMS_BASE_URL}{render_path(item.pk, name)}" + (
+        f"?{urlencode(suffix)}" if suffix else ""
+    )
 
 
 def renderable(mime_type: str | None) -> bool:
@@ -252,7 +256,9 @@ def _target(size: tuple[int, int], params: Params, focal: tuple[float, float] | 
     box = (0.0, 0.0, float(width), float(height))
     if params.crops:
         aspect = params.w / params.h
-        crop_w, crop_h = (height * aspect, float(height)) if width / height > aspect else (width, width / aspect)
+        crop_w, crop_h = (
+            (height * aspect, float(height)) if width / height > aspect else (width, width / aspect)
+        )
         fx, fy = focal or (0.5, 0.5)
         left = min(max(fx * width - crop_w / 2, 0.0), width - crop_w)
         top = min(max(fy * height - crop_h / 2, 0.0), height - crop_h)
@@ -281,7 +287,7 @@ def _open(source, mime_type: str) -> Image.Image:
     if width * height > settings.CMS_RENDITION_MAX_SOURCE_PIXELS:
         image.close()
         raise ImageTooLarge(
-            f"The image has {width}×{height} pixels; renditions are made of images up to "
+            f"The image has {width}x{height} pixels; renditions are made of images up to "
             f"{settings.CMS_RENDITION_MAX_SOURCE_PIXELS} pixels.",
             details={"width": width, "height": height, "maxPixels": settings.CMS_RENDITION_MAX_SOURCE_PIXELS},
         )
@@ -328,7 +334,7 @@ def _render(image: Image.Image, params: Params, focal: tuple[float, float] | Non
     if params.format in ("webp", "avif", "jpeg"):
         options["quality"] = params.q
     if params.format == "webp":
-        # Effort 2 of 0-6 (Pillow's default is 4): measured on an 800-pixel photo, 2.5× faster to encode for files
+        # Effort 2 of 0-6 (Pillow's default is 4): measured on an 800-pixel photo, 2.5x faster to encode for files
         # about 6% larger, which keeps a first render within its 150 ms (docs/performance.md).
         options["method"] = 2
     if params.format == "jpeg":

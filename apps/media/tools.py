@@ -67,7 +67,7 @@ def media_delete(actor, args: MediaIdIn) -> SuccessFlagOut:
 )
 def media_rendition_url(actor, args: RenditionUrlToolIn) -> dict:
     """The URL of an image media item resized and re-encoded: w and/or h in pixels (never enlarged), fit "cover"
-    (crop to exactly w×h around the focal point, the default) or "contain", format webp (default), avif, jpeg or png,
+    (crop to exactly wxh around the focal point, the default) or "contain", format webp (default), avif, jpeg or png,
     quality q 1-100. The URL is signed and public: use it as an <img src>. Preset URLs need no signing: media_get lists
     them under renditions. Returns {url}.
     """

@@ -8,8 +8,8 @@ from __future__ import annotations
 import io
 
 import pytest
-from playwright.sync_api import expect
 from PIL import Image
+from playwright.sync_api import expect
 
 from apps.accounts.models import Role
 from apps.media.models import MediaItem
@@ -31,7 +31,10 @@ def test_focal_point_by_click_and_by_keyboard(studio_browser, transactional_db):
     page = me.page
     item = make_media(me.user, content=landscape(), filename="field.jpg", alt="A field with a red barn")
     page.goto(f"/_cms/admin/media/{item.pk}/")
-    across, down = page.get_by_label("Across (0 = left, 1 = right)"), page.get_by_label("Down (0 = top, 1 = bottom)")
+    across, down = (
+        page.get_by_label("Across (0 = left, 1 = right)"),
+        page.get_by_label("Down (0 = top, 1 = bottom)"),
+    )
     expect(across).to_have_value("")
     marker = page.locator("[data-focal-marker]")
     expect(marker).to_be_hidden()

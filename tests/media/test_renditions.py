@@ -173,9 +173,9 @@ def test_the_fast_path_serves_stored_renditions_before_django(api, image):
     assert body == first.content
     # Django adds a request id to everything it answers; the fast path does not.
     assert "X-Request-ID" not in headers
-    assert {name: headers[name] for name in ("Content-Type", "Cache-Control", "ETag", "X-Content-Type-Options")} == {
-        name: first[name] for name in ("Content-Type", "Cache-Control", "ETag", "X-Content-Type-Options")
-    }
+    assert {
+        name: headers[name] for name in ("Content-Type", "Cache-Control", "ETag", "X-Content-Type-Options")
+    } == {name: first[name] for name in ("Content-Type", "Cache-Control", "ETag", "X-Content-Type-Options")}
     status, _, body = call(f"{MEDIA}/{image.pk}/render/medium", HTTP_IF_NONE_MATCH=first["ETag"])
     assert (status, body) == ("304 Not Modified", b"")
     # Anything the fast path does not serve goes to Django: a refusal comes back as the envelope.

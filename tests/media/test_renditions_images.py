@@ -29,7 +29,7 @@ def stored_file(media_root, admin_api, name: str, data: bytes) -> str:
 
 
 def bands_png() -> bytes:
-    """400 × 100: four 100-pixel bands, red, green, blue, yellow, left to right."""
+    """400 x 100: four 100-pixel bands, red, green, blue, yellow, left to right."""
     image = Image.new("RGB", (400, 100))
     for index, colour in enumerate(BANDS):
         image.paste(colour, (index * 100, 0, index * 100 + 100, 100))
@@ -83,7 +83,7 @@ def test_contain_fits_inside_and_nothing_is_enlarged(api, admin_api, media_root)
     with render(api, admin_api, media_id, w=1000, format="png") as picture:
         assert picture.size == (400, 100)
     with render(api, admin_api, media_id, w=800, h=100, fit="cover", format="png") as picture:
-        # The 8:1 crop of a 4:1 picture is 400 × 50: never stretched to 800 × 100.
+        # The 8:1 crop of a 4:1 picture is 400 x 50: never stretched to 800 x 100.
         assert picture.size == (400, 50)
     with render(api, admin_api, media_id, h=20, format="jpeg", q=50) as picture:
         assert (picture.format, picture.size) == ("JPEG", (80, 20))
@@ -109,7 +109,7 @@ def test_renditions_carry_no_metadata(api, admin_api, media_root, fmt):
 
 
 def test_exif_orientation_is_applied_first(api, admin_api, media_root):
-    # 60 × 40, red above blue, stored turned: orientation 6 shows it rotated a quarter turn clockwise.
+    # 60 x 40, red above blue, stored turned: orientation 6 shows it rotated a quarter turn clockwise.
     media_id = stored_file(media_root, admin_api, "turned.jpg", jpeg_photo(orientation=6))
     with render(api, admin_api, media_id, w=20, format="png") as picture:
         assert picture.size == (20, 30)
@@ -119,7 +119,7 @@ def test_exif_orientation_is_applied_first(api, admin_api, media_root):
 
 
 def huge_png(width: int, height: int) -> bytes:
-    """A tiny file whose header claims ``width`` × ``height`` pixels: the shape of a decompression bomb."""
+    """A tiny file whose header claims ``width`` x ``height`` pixels: the shape of a decompression bomb."""
     out = io.BytesIO()
     Image.new("1", (1, 1)).save(out, "PNG")
     data = bytearray(out.getvalue())

@@ -17,7 +17,7 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 
 from apps.accounts.permissions import actor_from_request
-from apps.core.api.views import CmsAPIView, endpoint, ok
+from apps.core.api.views import CmsViewSet, endpoint, ok
 from apps.core.shapes import TypedDict
 from apps.media import renditions, selectors
 from apps.media.inputs import RenditionIn, RenditionQueryIn, RenditionVersionIn
@@ -44,7 +44,9 @@ RENDER_ERRORS = (403, 415, 422)
 BODILESS = {304: "Not modified: the copy you have (If-None-Match) is current."}
 
 
-class RenditionView(CmsAPIView):
+class RenditionViewSet(CmsViewSet):
+    """One viewset, so that OpenAPI names its operations media_render, media_render_preset, media_render_url_sign."""
+
     @endpoint(
         "media.render",
         query=RenditionQueryIn,
@@ -54,7 +56,7 @@ class RenditionView(CmsAPIView):
         bodiless=BODILESS,
         summary="Render an image (signed parameters)",
     )
-    def get(self, request, pk: str):
+    def render(self, request, pk: str):
         """The image at width ``w`` and/or height ``h`` (never enlarged), cropped around the focal point
         (``fit=cover``, with both) or fitted inside them (``contain``), as ``format`` at quality ``q``, without the
         source's metadata. ``s`` must be the signature that ``POST /media/:id/render-url`` gave for exactly these
@@ -62,8 +64,6 @@ class RenditionView(CmsAPIView):
         limit. Cached for a year (immutable)."""
         return _answer(request, pk, None)
 
-
-class RenditionPresetView(CmsAPIView):
     @endpoint(
         "media.render",
         query=RenditionVersionIn,
@@ -73,13 +73,11 @@ class RenditionPresetView(CmsAPIView):
         bodiless=BODILESS,
         summary="Render an image (preset)",
     )
-    def get(self, request, pk: str, preset: str):
+    def preset(self, request, pk: str, preset: str):
         """The rendition named by a preset of ``CMS_RENDITION_PRESETS`` (thumbnail, small, medium, large by
         default); no signature needed. Unknown presets are 404."""
         return _answer(request, pk, preset)
 
-
-class RenditionUrlView(CmsAPIView):
     @endpoint(
         "media.rendition_url",
         body=RenditionIn,
@@ -87,7 +85,7 @@ class RenditionUrlView(CmsAPIView):
         errors=(415,),
         summary="Sign a rendition URL",
     )
-    def post(self, request, pk: str):
+    def sign(self, request, pk: str):
         """The signed URL of the rendition with these parameters, for anyone to fetch (``<img src>``). The item must
         be an image we render (415 otherwise); nothing is rendered until the URL is first requested."""
         return ok({"url": renditions.signed_url(actor_from_request(request), pk, self.body)})

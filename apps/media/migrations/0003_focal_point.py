@@ -5,25 +5,33 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('media', '0002_no_key_pattern_indexes'),
+        ("media", "0002_no_key_pattern_indexes"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='mediaitem',
-            name='focal_x',
+            model_name="mediaitem",
+            name="focal_x",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='mediaitem',
-            name='focal_y',
+            model_name="mediaitem",
+            name="focal_y",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddConstraint(
-            model_name='mediaitem',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('focal_x__isnull', True), ('focal_y__isnull', True)), models.Q(('focal_x__gte', 0), ('focal_x__lte', 1), ('focal_y__gte', 0), ('focal_y__lte', 1)), _connector='OR'), name='media_focal_point_range'),
+            model_name="mediaitem",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("focal_x__isnull", True), ("focal_y__isnull", True)),
+                    models.Q(
+                        ("focal_x__gte", 0), ("focal_x__lte", 1), ("focal_y__gte", 0), ("focal_y__lte", 1)
+                    ),
+                    _connector="OR",
+                ),
+                name="media_focal_point_range",
+            ),
         ),
     ]

@@ -192,7 +192,9 @@ def _focal_change(values: dict) -> dict:
     if not x and not y:
         return {"focalPoint": None}
     if not x or not y:
-        raise ValidationError(details={"focalPoint": "Give both numbers, or leave both empty to centre crops."})
+        raise ValidationError(
+            details={"focalPoint": "Give both numbers, or leave both empty to centre crops."}
+        )
     return {"focalPoint": {"x": x, "y": y}}
 
 
