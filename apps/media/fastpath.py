@@ -65,6 +65,9 @@ class RenditionFastPath:
         """(status, headers, body) of a stored rendition, or None for Django to answer."""
         if not rule_for("media.render").public or not storage.is_local():
             return None
+        if "HTTP_ORIGIN" in environ:
+            # A cross-origin fetch (not an <img>): Django's CORS middleware decides its headers.
+            return None
         try:
             query = parse_qsl(environ.get("QUERY_STRING", ""), keep_blank_values=True, strict_parsing=False)
             params = renditions.request_params(media_id, preset, query)

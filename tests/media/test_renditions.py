@@ -178,6 +178,10 @@ def test_the_fast_path_serves_stored_renditions_before_django(api, image):
     } == {name: first[name] for name in ("Content-Type", "Cache-Control", "ETag", "X-Content-Type-Options")}
     status, _, body = call(f"{MEDIA}/{image.pk}/render/medium", HTTP_IF_NONE_MATCH=first["ETag"])
     assert (status, body) == ("304 Not Modified", b"")
+    # A cross-origin fetch is Django's, whose CORS middleware decides its headers.
+    status, headers, body = call(f"{MEDIA}/{image.pk}/render/medium", HTTP_ORIGIN="https://site.example")
+    assert (status, body) == ("200 OK", first.content)
+    assert "X-Request-ID" in headers
     # Anything the fast path does not serve goes to Django: a refusal comes back as the envelope.
     status, headers, body = call(f"{MEDIA}/{image.pk}/render", "w=300&s=forged")
     assert status.startswith("403")
