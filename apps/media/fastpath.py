@@ -3,8 +3,9 @@ hello world, where Django's own floor is about 0.65x and the full API stack abou
 
 ``RenditionFastPath`` wraps the WSGI application. A ``GET`` or ``HEAD`` of ``/_cms/api/media/:id/render…`` whose
 rendition is already on local disk is answered here: the URL is checked by the same function as the view's
-(``renditions.request_params``: the preset exists, or the signature matches), the item is read in one query (its
-bytes' hash, type and focal point name the stored file), and the file is sent with the view's headers. Anything else
+(``renditions.request_params``: the preset exists, or the signature matches), the item is read in one query and
+remembered for a minute (its bytes' hash, type and focal point name the stored file; ``item`` says why a minute is
+safe), and the file is sent with the view's headers. Anything else
 (a first render, any error, S3 storage, an item that is gone) goes to Django unchanged, which answers it as the view
 does. Renditions are public (``media.render`` in the permission table), so no credential is read here: nothing is
 answered that the view would refuse to anyone.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from urllib.parse import parse_qsl
 
 from django.conf import settings
@@ -26,6 +28,9 @@ from apps.media.models import MediaItem
 
 logger = logging.getLogger("cms.media")
 ITEM_FIELDS = ("content_hash", "mime_type", "focal_x", "focal_y")
+# How long a worker trusts an item row it read (item()), and how many it keeps (all are dropped when full).
+ITEM_SECONDS = 60
+ITEMS_KEPT = 10_000
 
 
 def _item_query() -> str:
@@ -44,6 +49,38 @@ class RenditionFastPath:
         prefix = re.escape(settings.CMS_API_PREFIX)
         self.path = re.compile(rf"^{prefix}/media/([0-9A-Za-z]{{1,26}})/render(?:/([A-Za-z0-9_-]{{1,64}}))?$")
         self.query = None
+
+        # media id -> (when read, (content hash, type, focal point)): see item().
+        self.items: dict[str, tuple[float, tuple]] = {}
+
+    def item(self, media_id: str, params, wanted_version: str | None):
+        """What names an item's stored renditions, read from the database at most once a minute per worker.
+
+        A content hash never changes for an item. The focal point does: a crop URL the API gave carries ``v``, the
+        focal point's version, and a remembered row whose focal point has another version is read again, so a new
+        crop is never answered with the old one under its new URL. A crop asked for without ``v``, or an item
+        deleted while another keeps the same bytes, may see the old row for up to ITEM_SECONDS."""
+        now = time.monotonic()
+        remembered = self.items.get(media_id)
+        if remembered is not None and now - remembered[0] < ITEM_SECONDS:
+            row = remembered[1]
+            if wanted_version is None or renditions.version(params, row[2]).get(renditions.VERSION) in (
+                None,
+                wanted_version,
+            ):
+                return row
+        with connection.cursor() as cursor:
+            cursor.execute(self.query or self._prepare(), [media_id])
+            found = cursor.fetchone()
+        if found is None:
+            self.items.pop(media_id, None)
+            return None
+        content_hash, mime_type, focal_x, focal_y = found
+        row = (content_hash, mime_type, None if focal_x is None or focal_y is None else (focal_x, focal_y))
+        if len(self.items) >= ITEMS_KEPT:
+            self.items.clear()
+        self.items[media_id] = (now, row)
+        return row
 
     def _prepare(self) -> str:
         self.query = _item_query()
@@ -71,9 +108,7 @@ class RenditionFastPath:
         try:
             query = parse_qsl(environ.get("QUERY_STRING", ""), keep_blank_values=True, strict_parsing=False)
             params = renditions.request_params(media_id, preset, query)
-            with connection.cursor() as cursor:
-                cursor.execute(self.query or self._prepare(), [media_id])
-                row = cursor.fetchone()
+            row = self.item(media_id, params, dict(query).get(renditions.VERSION))
         except (CmsError, ValueError):
             return None
         except DatabaseError:
@@ -82,10 +117,9 @@ class RenditionFastPath:
             return None
         if row is None:
             return None
-        content_hash, mime_type, focal_x, focal_y = row
+        content_hash, mime_type, focal = row
         if not renditions.renderable(mime_type):
             return None
-        focal = None if focal_x is None or focal_y is None else (focal_x, focal_y)
         key = renditions.storage_key(content_hash, params, focal)
         # The key is made of a hash from the database and validated parameters: nothing in it can leave the root.
         path = storage.media_storage().path(key)

@@ -71,7 +71,9 @@ def test_upload_stores_the_bytes_and_answers_the_item(admin_api, admin_user, med
         "updatedAt": data["updatedAt"],
         "deduplicated": False,
     }
-    assert data["srcset"][0]["url"].startswith(f"{render_base(data['id'])}?w=40&fit=cover&format=webp&q=80&s=")
+    assert data["srcset"][0]["url"].startswith(
+        f"{render_base(data['id'])}?w=40&fit=cover&format=webp&q=80&s="
+    )
     assert files_under(media_root) == [media_root / key]
     assert (media_root / key).read_bytes() == content
 

@@ -146,27 +146,30 @@ def test_a_rendition_is_rendered_once_then_served_from_storage(api, image, media
     assert stored[0].relative_to(media_root).parts[:2] == ("renditions", image.content_hash)
 
 
-def test_the_fast_path_serves_stored_renditions_before_django(api, image):
+def wsgi_call(path: str, query: str = "", **headers):
+    """A request to the WSGI application that gunicorn serves (the fast path, then Django)."""
     from cms_project.wsgi import application
 
-    def call(path: str, query: str = "", **headers):
-        environ = {"PATH_INFO": path, "QUERY_STRING": query, "REQUEST_METHOD": "GET", **headers}
-        setup_testing_defaults(environ)
-        answer = {}
+    environ = {"PATH_INFO": path, "QUERY_STRING": query, "REQUEST_METHOD": "GET", **headers}
+    setup_testing_defaults(environ)
+    answer = {}
 
-        def start_response(status, response_headers):
-            answer["status"], answer["headers"] = status, dict(response_headers)
+    def start_response(status, response_headers):
+        answer["status"], answer["headers"] = status, dict(response_headers)
 
-        # As Django's test client does: the test's database connection stays open across the request.
-        request_started.disconnect(close_old_connections)
-        request_finished.disconnect(close_old_connections)
-        try:
-            body = b"".join(application(environ, start_response))
-        finally:
-            request_started.connect(close_old_connections)
-            request_finished.connect(close_old_connections)
-        return answer["status"], answer["headers"], body
+    # As Django's test client does: the test's database connection stays open across the request.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        body = b"".join(application(environ, start_response))
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+    return answer["status"], answer["headers"], body
 
+
+def test_the_fast_path_serves_stored_renditions_before_django(api, image):
+    call = wsgi_call
     first = api.get(f"{MEDIA}/{image.pk}/render/medium")
     status, headers, body = call(f"{MEDIA}/{image.pk}/render/medium")
     assert status == "200 OK"
@@ -190,6 +193,28 @@ def test_the_fast_path_serves_stored_renditions_before_django(api, image):
     status, headers, body = call(f"{MEDIA}/{image.pk}/render/large")
     assert status == "200 OK", body
     assert "X-Request-ID" in headers
+
+
+def test_a_moved_focal_point_is_never_answered_with_the_old_crop(admin_api, api, db):
+    out = io.BytesIO()
+    picture = Image.new("RGB", (400, 100), (255, 0, 0))
+    picture.paste((0, 0, 255), (200, 0, 400, 100))
+    picture.save(out, "PNG")
+    item = make_media(content=out.getvalue(), filename="halves.png")
+
+    def thumbnail():
+        url = admin_api.get(f"{MEDIA}/{item.pk}").json()["data"]["renditions"]["thumbnail"]
+        path, _, query = path_of(url).partition("?")
+        status, _, body = wsgi_call(path, query)
+        assert status == "200 OK"
+        with Image.open(io.BytesIO(body)) as square:
+            return square.convert("RGB").getpixel((50, 50))
+
+    admin_api.patch(f"{MEDIA}/{item.pk}", {"focalPoint": {"x": 0.0, "y": 0.5}}, format="json")
+    assert thumbnail()[0] > 200  # red, rendered by Django
+    assert thumbnail()[0] > 200  # red, from the fast path, which now remembers the item
+    admin_api.patch(f"{MEDIA}/{item.pk}", {"focalPoint": {"x": 1.0, "y": 0.5}}, format="json")
+    assert thumbnail()[2] > 200  # blue: the new URL's version makes the fast path read the item again
 
 
 def test_concurrent_saves_of_one_rendition_leave_one_whole_file(image, media_root):
