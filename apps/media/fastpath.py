@@ -14,11 +14,13 @@ answered that the view would refuse to anyone.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import time
 from urllib.parse import parse_qsl
 
 from django.conf import settings
+from django.core.signals import setting_changed
 from django.db import DatabaseError, connection
 
 from apps.accounts.permissions import rule_for
@@ -52,6 +54,26 @@ class RenditionFastPath:
 
         # media id -> (when read, (content hash, type, focal point)): see item().
         self.items: dict[str, tuple[float, tuple]] = {}
+        # (media id, preset, query string) -> (params, v): see asked().
+        self.urls: dict[tuple, tuple] = {}
+        # Presets changed (tests change settings) make remembered URLs wrong.
+        setting_changed.connect(self._forget_urls, weak=False)
+
+    def _forget_urls(self, **kwargs) -> None:
+        self.urls.clear()
+
+    def asked(self, media_id: str, preset: str | None, query_string: str):
+        """(params, v) of a valid rendition URL, remembered: the answer is a function of the URL alone, and checking it
+        (parsing, validating, the signature) was a third of a request here. Refusals are not remembered."""
+        key = (media_id, preset, query_string)
+        found = self.urls.get(key)
+        if found is None:
+            query = parse_qsl(query_string, keep_blank_values=True, strict_parsing=False)
+            found = (renditions.request_params(media_id, preset, query), dict(query).get(renditions.VERSION))
+            if len(self.urls) >= ITEMS_KEPT:
+                self.urls.clear()
+            self.urls[key] = found
+        return found
 
     def item(self, media_id: str, params, wanted_version: str | None):
         """What names an item's stored renditions, read from the database at most once a minute per worker.
@@ -106,9 +128,8 @@ class RenditionFastPath:
             # A cross-origin fetch (not an <img>): Django's CORS middleware decides its headers.
             return None
         try:
-            query = parse_qsl(environ.get("QUERY_STRING", ""), keep_blank_values=True, strict_parsing=False)
-            params = renditions.request_params(media_id, preset, query)
-            row = self.item(media_id, params, dict(query).get(renditions.VERSION))
+            params, wanted_version = self.asked(media_id, preset, environ.get("QUERY_STRING", ""))
+            row = self.item(media_id, params, wanted_version)
         except (CmsError, ValueError):
             return None
         except DatabaseError:
@@ -122,7 +143,7 @@ class RenditionFastPath:
             return None
         key = renditions.storage_key(content_hash, params, focal)
         # The key is made of a hash from the database and validated parameters: nothing in it can leave the root.
-        path = storage.media_storage().path(key)
+        path = os.path.join(storage.media_storage().location, key)
         try:
             with open(path, "rb") as handle:
                 data = handle.read()
