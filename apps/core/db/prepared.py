@@ -2,6 +2,40 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
+from django.utils.dateparse import parse_datetime
+
+
+def _utc_instant(value, expression, connection):
+    """SQLite's DateTimeField converter for a database that keeps instants in UTC (Django's default): the same result
+    without the two settings lookups and three time zone checks Django's makes per value, a tenth of a list page."""
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        value = parse_datetime(value)
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def _faster(converters: dict, alias: str) -> dict:
+    from django.conf import settings
+    from django.db import connections
+
+    connection = connections[alias]
+    if connection.vendor != "sqlite" or not settings.USE_TZ or connection.timezone_name != "UTC":
+        return converters
+    slow = type(connection.ops).convert_datetimefield_value
+    return {
+        position: (
+            [
+                _utc_instant if getattr(convert, "__func__", None) is slow else convert
+                for convert in functions
+            ],
+            expression,
+        )
+        for position, (functions, expression) in converters.items()
+    }
+
 
 class PreparedQuery:
     """A queryset compiled to SQL once per process, then run with new parameter values.
@@ -52,7 +86,17 @@ class PreparedQuery:
         if queryset._fields is not None:  # values_list(): rows, no instances
             if not issubclass(queryset._iterable_class, ValuesListIterable):
                 raise ValueError("a prepared query gives instances or values_list() rows, not values() dicts")
-            compiled = (sql, slots, compiler, compiler.get_converters(fields), None, [], (0, 0), [], {})
+            compiled = (
+                sql,
+                slots,
+                compiler,
+                _faster(compiler.get_converters(fields), alias),
+                None,
+                [],
+                (0, 0),
+                [],
+                {},
+            )
             self._compiled[key] = compiled
             return compiled
         start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
@@ -60,7 +104,7 @@ class PreparedQuery:
             sql,
             slots,
             compiler,
-            compiler.get_converters(fields),
+            _faster(compiler.get_converters(fields), alias),
             klass_info["model"],
             [column[0].target.attname for column in select[start:end]],
             (start, end),
