@@ -58,7 +58,9 @@ def test_focal_point_by_click_and_by_keyboard(studio_browser, transactional_db):
         assert square.convert("RGB").getpixel((150, 80))[0] > 150
     # The documentation's picture shows the panel with the picture above it.
     page.locator("[data-focal-frame]").scroll_into_view_if_needed()
-    page.evaluate("window.scrollBy(0, document.querySelector('[data-focal-frame]').getBoundingClientRect().top - 16)")
+    page.evaluate(
+        "window.scrollBy(0, document.querySelector('[data-focal-frame]').getBoundingClientRect().top - 16)"
+    )
     me.check("media-focal-point", doc="media-focal-point")
 
     # Keyboard only: the numbers are the editor.
