@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import NamedTuple
 
 import orjson
 from django.conf import settings
@@ -20,6 +19,8 @@ from django.db.models.functions import Cast
 from django.db.models.lookups import Exact, IsNull
 
 from apps.accounts.permissions import Actor, authorize, can
+from apps.content.companions import PREFIX as COMPANION
+from apps.content.companions import attach_credits, companion_annotations
 from apps.content.models import Byline, Entry, EntryByline, Revision, Status
 from apps.core.db.jsonkeys import JsonKey
 from apps.core.db.prepared import PreparedQuery
@@ -74,7 +75,7 @@ RAW_JSON = {"data_raw": Cast("data", TextField()), "live_raw": Cast("live_data",
 def _for_output(queryset: QuerySet, *, meta: bool = False) -> QuerySet:
     """``meta`` adds the entry's metadata as text (``meta_raw``): only single-entry answers to readers with drafts
     access show it, so no other read pays for a column that can hold an import's comments."""
-    queryset = queryset.defer("data", "live_data", "meta").annotate(**RAW_JSON)
+    queryset = queryset.defer("data", "live_data", "meta").annotate(**RAW_JSON, **companion_annotations())
     return queryset.annotate(meta_raw=Cast("meta", TextField())) if meta else queryset
 
 
@@ -109,6 +110,8 @@ class EntryRow:
     # (see ``media_held``); None when not read, and the presenters then parse the data to find out.
     data_media: bool | None = None
     live_media: bool | None = None
+    # Rows of other tables read with the entry, as JSON text by name (see apps/content/companions.py).
+    companions: dict | None = None
 
     @property
     def pk(self) -> str:
@@ -116,7 +119,7 @@ class EntryRow:
 
 
 # The row's columns read as they are; the others are computed by the query (annotations) or after it.
-_NOT_COLUMNS = {"sort_value", "credit_list", "projected", "has_changes"}
+_NOT_COLUMNS = {"sort_value", "credit_list", "projected", "has_changes", "companions"}
 _NOT_COLUMNS |= {"data_raw", "live_raw", "data_media", "live_media"}
 ROW_FIELDS = tuple(name for name in EntryRow.__slots__ if name not in _NOT_COLUMNS)
 # The comparison ``present_entry`` makes between the stored texts, made by the database, so that the data itself need
@@ -175,14 +178,16 @@ def _row_query(
     with ``collection`` whether it holds media values (see ``media_held``); or with ``project`` only the named keys of
     the data (the working copy for readers with drafts access, else the published version) and ``has_changes``."""
     names = (*ROW_FIELDS, "sort_value") if sorted_by_value else ROW_FIELDS
+    companions = companion_annotations()
     if project is None:
         held = media_held(collection, drafts=drafts) if collection is not None else {}
         raw = {"data_raw": RAW_JSON["data_raw"], "live_raw": LIVE_IF_CHANGED} if drafts else {}
         raw.setdefault("live_raw", RAW_JSON["live_raw"])
-        return queryset.annotate(**raw, **held), (*names, *raw, *held)
+        return queryset.annotate(**raw, **held, **companions), (*names, *raw, *held, *companions)
     column = "data" if drafts else "live_data"
     keys = {f"projected_{index}": JsonKey(column, key) for index, key in enumerate(project)}
-    return queryset.annotate(**keys, has_changes=HAS_CHANGES), (*names, *keys, "has_changes")
+    annotated = queryset.annotate(**keys, has_changes=HAS_CHANGES, **companions)
+    return annotated, (*names, *keys, "has_changes", *companions)
 
 
 def _rows(queryset: QuerySet, **options) -> QuerySet:
@@ -192,65 +197,16 @@ def _rows(queryset: QuerySet, **options) -> QuerySet:
 
 
 def _row_builder(project: Sequence[str] | None):
-    if project is None:
-        return lambda values: EntryRow(**values)
-
     def build(values: dict) -> EntryRow:
+        companions = {
+            name[len(COMPANION) :]: values.pop(name) for name in list(values) if name.startswith(COMPANION)
+        }
+        if project is None:
+            return EntryRow(**values, companions=companions)
         projected = {key: values.pop(f"projected_{index}") for index, key in enumerate(project)}
-        return EntryRow(**values, projected=projected)
+        return EntryRow(**values, projected=projected, companions=companions)
 
     return build
-
-
-class CreditedByline(NamedTuple):
-    display_name: str
-    user_id: int | None
-    is_guest: bool
-
-
-class Credit(NamedTuple):
-    """One byline credit as read for answers: the attributes of an ``EntryByline`` with its ``byline`` that
-    presenters use, without building two model instances per credit (tuples: built four times faster than frozen
-    dataclasses)."""
-
-    entry_id: str
-    byline_id: str
-    role_label: str
-    byline: CreditedByline
-
-
-# The credits of a page's entries, compiled once per page size (see PreparedQuery): compiling this query took about a
-# quarter of a GET of an imported post, and building model instances for 50 credits and their bylines a fifth of a
-# list page (issue 21).
-_CREDITS_OF_ENTRIES = PreparedQuery(
-    lambda entry_ids: (
-        EntryByline.objects.filter(entry_id__in=entry_ids)
-        .order_by("sort_order")
-        .values_list(
-            "entry_id",
-            "byline_id",
-            "role_label",
-            "byline__display_name",
-            "byline__user_id",
-            "byline__is_guest",
-        )
-    ),
-    lists=("entry_ids",),
-)
-
-
-def attach_credits(entries: list) -> list:
-    """Load the byline credits of ``entries`` in one query, skipping it when none has a primary byline (an entry has
-    credits exactly when it has a primary byline). Sets ``entry.credit_list`` (``Credit`` items)."""
-    credited = [entry.pk for entry in entries if entry.primary_byline_id]
-    by_entry: dict[str, list[Credit]] = {}
-    for entry_id, byline_id, role, name, user_id, guest in _CREDITS_OF_ENTRIES.fetch(entry_ids=credited):
-        by_entry.setdefault(entry_id, []).append(
-            Credit(entry_id, byline_id, role, CreditedByline(name, user_id, guest))
-        )
-    for entry in entries:
-        entry.credit_list = by_entry.get(entry.pk, [])
-    return entries
 
 
 def sortable_fields(collection: Collection) -> list[str]:
