@@ -104,6 +104,14 @@ class EntryGetQuery(Input):
     )
 
 
+class EntryPreviewQuery(EntryGetQuery):
+    preview: Str = Field(
+        None,
+        max_length=2000,
+        description="A preview token (POST …/preview); the X-CMS-Preview header also carries one.",
+    )
+
+
 class ContentGetIn(EntryGetQuery, EntryIn):
     format: Format = Field(
         "json",
