@@ -59,7 +59,8 @@ def redirect_update(actor, args: RedirectChangeIn) -> RedirectOut:
     destructive=True,
 )
 def redirect_delete(actor, args: RedirectIdIn) -> SuccessFlagOut:
-    """Delete a redirect by id. Returns {success: true}."""
+    """Delete a redirect by id: its source path then answers 404 to resolve (unless an entry lives there).
+    Returns {success: true}."""
     services.redirect_delete(actor=actor, redirect=selectors.redirect_get(redirect_id=args.id))
     return SUCCESS
 

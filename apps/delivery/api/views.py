@@ -100,6 +100,7 @@ class ResolveView(CmsAPIView):
         "delivery.resolve",
         query=ResolveQuery,
         response=ResolvedEntryOut | ResolvedRedirectOut,
+        errors=(404,),
         summary="What a path of the front end shows",
     )
     def get(self, request):
