@@ -16,7 +16,9 @@ pytestmark = pytest.mark.django_db
 
 
 def add(client, source, location, status=301):
-    response = client.post(REDIRECTS, {"source": source, "location": location, "status": status}, format="json")
+    response = client.post(
+        REDIRECTS, {"source": source, "location": location, "status": status}, format="json"
+    )
     assert response.status_code == 201, response.content
     return response.json()["data"]
 
@@ -46,8 +48,13 @@ def test_redirects_are_created_read_changed_listed_in_pages_and_deleted(admin_ap
     second = admin_api.get(REDIRECTS, {"limit": 2, "cursor": first["nextCursor"]}).json()["data"]
     assert [item["source"] for item in first["items"] + second["items"]] == ["/old-page", "/p0", "/p1", "/p2"]
     assert second["nextCursor"] is None
-    assert [item["source"] for item in admin_api.get(REDIRECTS, {"search": "p1"}).json()["data"]["items"]] == ["/p1"]
-    assert admin_api.delete(f"{REDIRECTS}/{made['id']}").json() == {"success": True, "data": {"success": True}}
+    assert [
+        item["source"] for item in admin_api.get(REDIRECTS, {"search": "p1"}).json()["data"]["items"]
+    ] == ["/p1"]
+    assert admin_api.delete(f"{REDIRECTS}/{made['id']}").json() == {
+        "success": True,
+        "data": {"success": True},
+    }
     assert admin_api.get(f"{REDIRECTS}/{made['id']}").status_code == 404
 
 
@@ -136,7 +143,9 @@ def test_a_new_url_pattern_moves_every_published_entry(admin_api, blog):
     published(blog, "One", "one")
     published(blog, "Two", "two")
     make_entry(blog, {"title": "Draft"}, slug="draft")
-    response = admin_api.patch("/_cms/api/schema/collections/blog", {"urlPattern": "/posts/{slug}"}, format="json")
+    response = admin_api.patch(
+        "/_cms/api/schema/collections/blog", {"urlPattern": "/posts/{slug}"}, format="json"
+    )
     assert response.status_code == 200
     assert stored(admin_api) == {"/blog/one": "/posts/one", "/blog/two": "/posts/two"}
 
@@ -194,7 +203,11 @@ def test_redirect_tools_and_resolve_through_mcp(admin_mcp, blog):
     assert [item["source"] for item in admin_mcp.ok("redirect_list")["items"]] == ["/a"]
     _, error = admin_mcp.fails("redirect_create", {"source": "/blog/hello", "location": "/a"})
     assert error["code"] == "CONFLICT"
-    assert admin_mcp.ok("path_resolve", {"path": "/a"}) == {"kind": "redirect", "status": 307, "location": "/blog/hello"}
+    assert admin_mcp.ok("path_resolve", {"path": "/a"}) == {
+        "kind": "redirect",
+        "status": 307,
+        "location": "/blog/hello",
+    }
     assert admin_mcp.ok("path_resolve", {"path": "/blog/hello"})["item"]["url"] == "/blog/hello"
     assert admin_mcp.ok("redirect_delete", {"id": made["id"]}) == {"success": True}
     assert admin_mcp.ok("redirect_list")["items"] == []
