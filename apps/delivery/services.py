@@ -52,7 +52,7 @@ def _store(redirect: Redirect) -> Redirect:
             raise Conflict(
                 f"{redirect.source} → {redirect.location} would make a loop: {onward.source} already redirects to "
                 f"{onward.location}. Change or delete that redirect first.",
-                details={"location": f"Redirects back to {redirect.source}.", "redirectId": onward.pk},
+                details={"location": f"{onward.source} already redirects to {onward.location}: a loop."},
             )
         redirect.location = onward.location
     # Redirects that led here now go straight to the final location (no chains).

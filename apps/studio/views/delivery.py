@@ -79,7 +79,9 @@ def redirects_page(request):
         body = shapes.validate(RedirectIn, values).values()
         created = services.redirect_create(actor=request.actor, **body)
     except CmsError as exc:
-        return _page(request, values=values, errors=form_errors(exc, FIELDS), status=exc.status)
+        # The whole sentence on top (a loop names the other redirect), each detail beside its control.
+        errors = {**form_errors(exc, FIELDS), "form": exc.message}
+        return _page(request, values=values, errors=errors, status=exc.status)
     messages.success(request, f"Added the redirect {created.source} → {created.location} ({created.status}).")
     return redirect("studio:redirects")
 
