@@ -11,6 +11,7 @@ from apps.content.presenters import EntryOut, present_entries
 from apps.core.pagination import Page
 from apps.core.shapes import Timestamp, TypedDict
 from apps.core.timefmt import iso
+from apps.delivery.links import links_resolved
 from apps.delivery.models import Redirect
 from apps.delivery.selectors import Resolved, SitemapUrl
 from apps.delivery.services import Preview
@@ -76,7 +77,8 @@ def present_redirect_page(page: Page[Redirect]) -> RedirectPageOut:
 
 def present_resolved(resolved: Resolved) -> ResolvedEntryOut | ResolvedRedirectOut:
     if resolved.entry is not None:
-        return {"kind": "entry", "item": present_entries(resolved.entry)[0]}
+        item = links_resolved(present_entries(resolved.entry), resolved.entry.collection)[0]
+        return {"kind": "entry", "item": item}
     redirect = resolved.redirect
     return {"kind": "redirect", "status": redirect.status, "location": redirect.location}
 

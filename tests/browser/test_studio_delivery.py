@@ -86,7 +86,9 @@ def test_the_redirects_page_adds_refuses_a_loop_and_deletes(studio_browser, tran
     page.get_by_label("To (required)").fill("/old")
     page.get_by_label("Status").select_option("302")
     page.get_by_role("button", name="Add redirect").click()
-    expect(page.get_by_role("alert")).to_contain_text("/new → /old would make a loop: /old already redirects to")
+    expect(page.get_by_role("alert")).to_contain_text(
+        "/new → /old would make a loop: /old already redirects to"
+    )
     expect(page.locator("#r-location-error")).to_have_text("/old already redirects to /new: a loop.")
     me.check("redirects-loop-refused", mobile=True, allow=(r"status of 409 \(Conflict\)",))
 

@@ -187,3 +187,51 @@ def test_menu_items_carry_their_targets_url_with_a_constant_number_of_queries(bl
         many = reader.get("/_cms/api/menus/main").json()["data"]["items"]
     assert len(many) == 24 and all(item["url"] for item in many)
     assert len(large.captured_queries) == len(small.captured_queries)
+
+
+def test_internal_links_in_portable_text_get_their_targets_url_on_request(admin_api, admin_mcp, blog):
+    target = published(blog, "Target", "target")
+    draft = make_entry(blog, {"title": "Draft"}, slug="draft")
+    pages = make_collection(
+        "pages", fields=[("title", "string"), ("body", "portableText")], url_pattern="/{slug}"
+    )
+
+    def link(key, reference):
+        return {"_key": key, "_type": "internalLink", "reference": reference}
+
+    body = [
+        {
+            "_type": "block",
+            "_key": "b1",
+            "style": "normal",
+            "markDefs": [
+                link("l1", target.pk),
+                link("l2", draft.pk),
+                link("l3", "01ARZ3NDEKTSV4RRFFQ69G5FAV"),
+            ],
+            "children": [
+                {"_type": "span", "_key": "s1", "text": "See ", "marks": []},
+                {"_type": "span", "_key": "s2", "text": "this", "marks": ["l1"]},
+                {"_type": "span", "_key": "s3", "text": " and that", "marks": ["l2", "l3"]},
+            ],
+        }
+    ]
+    page = make_entry(pages, {"title": "About", "body": body}, slug="about", status="published")
+    plain = admin_api.get(f"/_cms/api/content/pages/{page.pk}").json()["data"]["item"]
+    assert [definition.get("href", "absent") for definition in plain["data"]["body"][0]["markDefs"]] == [
+        "absent",
+        "absent",
+        "absent",
+    ]
+    linked = admin_api.get(f"/_cms/api/content/pages/{page.pk}", {"resolveLinks": "true"}).json()["data"][
+        "item"
+    ]
+    assert [definition["href"] for definition in linked["data"]["body"][0]["markDefs"]] == [
+        "/blog/target",
+        None,
+        None,
+    ]
+    resolved = admin_api.get("/_cms/api/resolve", {"path": "/about"}).json()["data"]["item"]
+    assert resolved["data"]["body"][0]["markDefs"][0]["href"] == "/blog/target"
+    tool = admin_mcp.ok("content_get", {"collection": "pages", "id": "about", "resolveLinks": True})
+    assert tool["item"]["data"]["body"][0]["markDefs"][0] == {**link("l1", target.pk), "href": "/blog/target"}

@@ -450,7 +450,11 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
             await call("schema_delete_collection", {"slug": "scratch"})
             await call(
                 "schema_update_collection",
-                {"slug": "posts", "urlPattern": "/blog/{slug}", "previewUrl": "https://site.example/p?t={token}"},
+                {
+                    "slug": "posts",
+                    "urlPattern": "/blog/{slug}",
+                    "previewUrl": "https://site.example/p?t={token}",
+                },
             )
             await call("taxonomy_create", {"name": "tag", "label": "Tags", "collections": ["posts"]})
             assert len((await call("taxonomy_list"))["items"]) == 2

@@ -49,6 +49,7 @@ from apps.core.errors import NotFound, ValidationError
 from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.core.shapes import paged
 from apps.delivery import selectors as delivery_selectors
+from apps.delivery.links import links_resolved
 from apps.schema import selectors as schema_selectors
 from apps.taxonomy import selectors as taxonomy_selectors
 
@@ -67,6 +68,11 @@ def _addressed(collection_slug: str, ref: str) -> dict:
     row lock; a slug is looked up first."""
     collection = _collection(collection_slug)
     return {"entry": selectors.entry_address(collection=collection, ref=ref), "collection": collection}
+
+
+def _linked(answer: dict, collection, resolve: bool) -> dict:
+    """``?resolveLinks=true``: internal links in Portable Text with their targets' addresses (docs/delivery.md)."""
+    return {**answer, "item": links_resolved([answer["item"]], collection)[0]} if resolve else answer
 
 
 PREVIEW_HEADER = "HTTP_X_CMS_PREVIEW"
@@ -140,7 +146,7 @@ class EntryViewSet(CmsViewSet):
             ref=ref,
             locale=self.query.get("locale"),
         )
-        return ok(present_entry_with_rev(seen))
+        return ok(_linked(present_entry_with_rev(seen), seen.collection, self.query["resolveLinks"]))
 
     @endpoint("content.preview_read", query=EntryPreviewQuery, response=EntryWithRevOut)
     def preview(self, request, collection: str, ref: str):
@@ -151,7 +157,8 @@ class EntryViewSet(CmsViewSet):
             ref=ref,
             locale=self.query.get("locale"),
         )
-        return ok(present_entry_with_rev(seen), headers={"Cache-Control": "private, no-store"})
+        answer = _linked(present_entry_with_rev(seen), seen.collection, self.query["resolveLinks"])
+        return ok(answer, headers={"Cache-Control": "private, no-store"})
 
     @endpoint(
         "content.update",

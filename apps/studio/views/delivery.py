@@ -48,7 +48,11 @@ def _page(request, *, values=None, errors=None, status: int = 200):
         RedirectListQuery,
         {
             key: value
-            for key, value in {"search": search, "cursor": request.GET.get("cursor"), "limit": PAGE_SIZE}.items()
+            for key, value in {
+                "search": search,
+                "cursor": request.GET.get("cursor"),
+                "limit": PAGE_SIZE,
+            }.items()
             if value
         },
     )
