@@ -373,6 +373,8 @@ CORS_ALLOW_HEADERS = (
     "last-event-id",
     "x-request-id",
     "x-csrftoken",
+    # Draft preview tokens (docs/delivery.md), sent by front ends in the browser.
+    "x-cms-preview",
 )
 CORS_EXPOSE_HEADERS = ["Retry-After", "X-Request-ID", "WWW-Authenticate", "Mcp-Protocol-Version", "ETag"]
 # API clients authenticate with bearer tokens, which need no cookies across origins.
