@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from lxml import etree
-from pydantic import Field
+from pydantic import Field, RootModel
 
 from apps.content.presenters import EntryOut, present_entries
 from apps.core.pagination import Page
@@ -47,6 +47,10 @@ class ResolvedRedirectOut(TypedDict):
     location: str
 
 
+class ResolvedOut(RootModel[ResolvedEntryOut | ResolvedRedirectOut]):
+    """What a path shows: ``kind`` says which of the two."""
+
+
 class PreviewOut(TypedDict):
     token: Annotated[
         str, Field(description="Send it as ?preview= or X-CMS-Preview to read the working copy.")
@@ -75,7 +79,7 @@ def present_redirect_page(page: Page[Redirect]) -> RedirectPageOut:
     return page.to_data(present_redirect)
 
 
-def present_resolved(resolved: Resolved) -> ResolvedEntryOut | ResolvedRedirectOut:
+def present_resolved(resolved: Resolved) -> ResolvedOut:
     if resolved.entry is not None:
         item = links_resolved(present_entries(resolved.entry), resolved.entry.collection)[0]
         return {"kind": "entry", "item": item}

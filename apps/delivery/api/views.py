@@ -26,8 +26,7 @@ from apps.delivery.inputs import (
 from apps.delivery.presenters import (
     PreviewOut,
     RedirectOut,
-    ResolvedEntryOut,
-    ResolvedRedirectOut,
+    ResolvedOut,
     present_preview,
     present_redirect,
     present_redirect_page,
@@ -99,7 +98,7 @@ class ResolveView(CmsAPIView):
     @endpoint(
         "delivery.resolve",
         query=ResolveQuery,
-        response=ResolvedEntryOut | ResolvedRedirectOut,
+        response=ResolvedOut,
         errors=(404,),
         summary="What a path of the front end shows",
     )
