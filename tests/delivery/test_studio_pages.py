@@ -27,7 +27,10 @@ def test_the_schema_builder_sets_and_checks_the_templates(blog):
     refused = admin.post("/_cms/admin/schema/blog/edit", {**form, "urlPattern": "/blog/{title}"})
     assert refused.status_code == 400
     page = refused.content.decode()
-    assert 'id="c-url-pattern-error">Unknown placeholder(s) {title}; allowed: {slug}, {locale}, {id}.</p>' in page
+    assert (
+        'id="c-url-pattern-error">Unknown placeholder(s) {title}; allowed: {slug}, {locale}, {id}.</p>'
+        in page
+    )
     assert 'value="/blog/{title}"' in page
     saved = admin.post("/_cms/admin/schema/blog/edit", {**form, "urlPattern": "/posts/{slug}"})
     assert saved.status_code == 302
