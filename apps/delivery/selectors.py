@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
+from django.db.models import Q
 
 from apps.accounts.permissions import Actor, authorize
 from apps.content.models import Entry, Status
@@ -33,8 +34,6 @@ def redirect_list(
     authorize(actor, "redirects.read")
     redirects = Redirect.objects.all()
     if search:
-        from django.db.models import Q
-
         redirects = redirects.filter(Q(source__icontains=search) | Q(location__icontains=search))
     keys = [SortKey("source"), SortKey("id")]
     return keyset_page(redirects, keys=keys, cursor=cursor, limit=limit, scope="redirects")
@@ -67,8 +66,10 @@ class Resolved:
 def _routes() -> list[tuple[Collection, object]]:
     """Collections with a URL pattern and its matcher, the most literal first; cached with the schema."""
 
+    collections = collections_for_read()  # revalidates the schema cache first (see schema_cached)
+
     def load():
-        routed = [collection for collection in collections_for_read() if collection.url_pattern]
+        routed = [collection for collection in collections if collection.url_pattern]
         routed.sort(key=lambda collection: (-specificity(collection.url_pattern), collection.slug))
         return [(collection, pattern_regex(collection.url_pattern)) for collection in routed]
 
