@@ -104,6 +104,7 @@ INSTALLED_APPS = [
     "apps.menus",
     "apps.site",
     "apps.search",
+    "apps.delivery",
     "apps.plugins",
     "apps.mcp",
     "apps.importer",
@@ -374,6 +375,8 @@ CORS_ALLOW_HEADERS = (
     "last-event-id",
     "x-request-id",
     "x-csrftoken",
+    # Draft preview tokens (docs/delivery.md), sent by front ends in the browser.
+    "x-cms-preview",
 )
 CORS_EXPOSE_HEADERS = ["Retry-After", "X-Request-ID", "WWW-Authenticate", "Mcp-Protocol-Version", "ETag"]
 # API clients authenticate with bearer tokens, which need no cookies across origins.
@@ -583,6 +586,15 @@ CMS_SEARCH_RUM_LIMIT = env_int("CMS_SEARCH_RUM_LIMIT", 40_000)
 # starts it again. Renewed after each batch of 500 entries, but a full rebuild ends by building the full-text index
 # in one statement, which takes minutes on a large site: the lease must outlast that.
 CMS_SEARCH_REBUILD_LEASE_SECONDS = env_int("CMS_SEARCH_REBUILD_LEASE_SECONDS", 900)
+
+# --- Delivery to front ends (docs/delivery.md) -----------------------------------------------------------------------
+
+# How long a draft preview token works, in seconds.
+CMS_PREVIEW_TOKEN_SECONDS = env_int("CMS_PREVIEW_TOKEN_SECONDS", 3600)
+# URLs per sitemap file (the sitemaps.org limit); past it /sitemap.xml is an index of ?page= parts.
+CMS_SITEMAP_MAX_URLS = env_int("CMS_SITEMAP_MAX_URLS", 50_000)
+# Where a term lives on the front end ({taxonomy}, {slug}): menu items pointing at terms carry it as their url.
+CMS_TERM_URL_PATTERN = env("CMS_TERM_URL_PATTERN", "/{taxonomy}/{slug}")
 
 # --- Logging --------------------------------------------------------------------------------------------------------
 

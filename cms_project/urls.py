@@ -10,6 +10,7 @@ from drf_spectacular.views import SpectacularSwaggerView
 from apps.accounts import discovery, pages
 from apps.core.api.health import HealthView
 from apps.core.api.openapi import OpenApiView
+from apps.delivery.api.views import SitemapView
 from apps.mcp.views import mcp_endpoint
 
 api_patterns = [
@@ -29,6 +30,7 @@ api_patterns = [
     path("", include("apps.plugins.api.urls")),
     path("", include("apps.importer.api.urls")),
     path("", include("apps.webhooks.api.urls")),
+    path("", include("apps.delivery.api.urls")),
 ]
 
 
@@ -45,6 +47,7 @@ urlpatterns = [
     path("django-admin/login/", pages.operators_console_login),
     path("django-admin/", admin.site.urls),
     # Browsers ask for /favicon.ico on pages that name no icon (the operators' console, the API's HTML pages).
+    path("sitemap.xml", SitemapView.as_view(), name="sitemap"),
     path("favicon.ico", RedirectView.as_view(url=static("cms/favicon.svg"), permanent=True)),
 ]
 

@@ -114,6 +114,19 @@ class EntryGetQuery(Input):
     locale: Str = Field(
         None, max_length=16, description="The locale of a slug lookup; ids are unique across locales."
     )
+    resolveLinks: bool = Field(
+        False,
+        description="Give internal links of portableText fields (markDefs {_type: 'internalLink', reference: "
+        "<entry id>}) their target's url as href (null when the target is not published or has no URL pattern).",
+    )
+
+
+class EntryPreviewQuery(EntryGetQuery):
+    preview: Str = Field(
+        None,
+        max_length=2000,
+        description="A preview token (POST …/preview); the X-CMS-Preview header also carries one.",
+    )
 
 
 class ContentGetIn(EntryGetQuery, EntryIn):

@@ -42,6 +42,7 @@ from apps.content.presenters import (
 from apps.core.errors import ValidationError
 from apps.core.portabletext_markdown import markdown_to_portable_text
 from apps.core.presenters import SUCCESS, SuccessFlagOut
+from apps.delivery.links import links_resolved
 from apps.mcp.registry import tool
 from apps.schema import selectors as schema_selectors
 from apps.taxonomy import selectors as taxonomy_selectors
@@ -147,7 +148,10 @@ def content_get(actor, args: ContentGetIn) -> EntryWithRevOut:
     """
     collection = _collection(args.collection)
     seen = selectors.entry_read(actor=actor, collection=collection, ref=args.id, locale=args.locale)
-    return _as_asked(present_entry_with_rev(seen), collection, args.format)
+    answer = present_entry_with_rev(seen)
+    if args.resolveLinks:
+        answer = {**answer, "item": links_resolved([answer["item"]], collection)[0]}
+    return _as_asked(answer, collection, args.format)
 
 
 @tool(

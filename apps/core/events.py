@@ -23,10 +23,14 @@ field_type_changing = Signal()
 # "search", a field became or stopped being searchable, a searchable field was added or removed, searchable fields were
 # reordered).
 collection_search_changed = Signal()
+# collection: Collection (after the write), previous_pattern: str (the URL pattern before; "" for none), actor: the
+# collection's URL pattern changed, so its published entries moved (apps/delivery records redirects).
+collection_url_changed = Signal()
 
 # Content (apps/content) ---------------------------------------------------------------------------------------------
 # entry: Entry (after the write), action: "create" | "update" | "publish" | "unpublish" | "schedule" | "unschedule" |
-# "discard_draft" | "trash" | "restore" | "revision_restore" | "translation_sync", actor
+# "discard_draft" | "trash" | "restore" | "revision_restore" | "translation_sync", actor; previous_slug: str, sent
+# only by an update that changed the slug (the entry's address moved: apps/delivery records a redirect)
 entry_changed = Signal()
 # entries: list[Entry] (created together, all of one collection: imports), actor. Sent once instead of one
 # entry_changed("create") per entry, so that receivers write their part for the whole batch at once; every receiver

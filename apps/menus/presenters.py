@@ -44,7 +44,10 @@ class EntryTargetOut(TypedDict):
     status: StatusName
     trashed: Annotated[bool, Field(description="The entry is in the trash.")]
     url: Annotated[
-        str | None, Field(description="The entry's public address; null until the site has URL patterns.")
+        str | None,
+        Field(
+            description="The entry's path on the front end (its collection's urlPattern); null without one."
+        ),
     ]
 
 
@@ -52,9 +55,13 @@ class TermTargetOut(TypedDict):
     taxonomy: Annotated[str, Field(description="The taxonomy's name.")]
     id: str
     slug: Annotated[str, Field(description="The term's current slug.")]
+    collection: Annotated[str, Field(description="The taxonomy's name again, as for entries' collection.")]
     label: Annotated[str, Field(description="The term's name.")]
     url: Annotated[
-        str | None, Field(description="The term's public address; null until the site has URL patterns.")
+        str | None,
+        Field(
+            description="The term's path on the front end (CMS_TERM_URL_PATTERN, /{taxonomy}/{slug}); null without."
+        ),
     ]
 
 
@@ -62,7 +69,13 @@ class MenuItemOut(TypedDict):
     id: str
     type: ItemTypeName
     label: Annotated[str, Field(description="The item's label, else its target's title or label.")]
-    url: Annotated[str | None, Field(description="custom items: their address; others: null.")]
+    url: Annotated[
+        str | None,
+        Field(
+            description="custom items: their address; content and taxonomy items: their target's url (null when the "
+            "target is not shown or has no URL pattern)."
+        ),
+    ]
     referenceCollection: str | None
     referenceId: str | None
     target: Annotated[
@@ -107,8 +120,9 @@ def present_menus(menus: list[Menu]) -> MenuListOut:
 def present_target(target: EntryTarget | TermTarget | None) -> EntryTargetOut | TermTargetOut | None:
     if target is None:
         return None
-    # URL patterns of the public site do not exist yet; the key is there so clients can rely on it.
-    return {**asdict(target), "url": None}  # type: ignore[return-value]
+    if isinstance(target, TermTarget):
+        return {**asdict(target), "collection": target.taxonomy}  # type: ignore[return-value]
+    return asdict(target)  # type: ignore[return-value]
 
 
 def present_item(node: ResolvedItem) -> MenuItemOut:
@@ -120,7 +134,7 @@ def present_item(node: ResolvedItem) -> MenuItemOut:
         "id": item.pk,
         "type": item.type,
         "label": item.label or shown,
-        "url": None if referenced else item.url,
+        "url": (target.url if target is not None else None) if referenced else item.url,
         "referenceCollection": item.reference_collection if referenced else None,
         "referenceId": item.reference_id if referenced else None,
         "target": present_target(target),

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from urllib.parse import quote
+
+from django.conf import settings
 
 from apps.accounts.permissions import Actor, authorize
 from apps.content.models import Entry, Status
@@ -23,6 +26,7 @@ from apps.content.selectors import can_read_drafts
 from apps.core.db.jsonkeys import JsonKey
 from apps.core.errors import NotFound
 from apps.menus.models import ItemType, Menu, MenuItem
+from apps.schema.addresses import entry_path
 from apps.schema.selectors import collections_for_read, title_field
 from apps.taxonomy.models import Term
 
@@ -35,6 +39,8 @@ class EntryTarget:
     title: str
     status: str
     trashed: bool
+    # The entry's path under its collection's URL pattern; None when the collection has none.
+    url: str | None = None
 
     @property
     def public(self) -> bool:
@@ -47,7 +53,13 @@ class TermTarget:
     id: str
     slug: str
     label: str
+    url: str | None = None
     public = True
+
+    @property
+    def collection(self) -> str:
+        """The taxonomy's name, as a menu item's ``referenceCollection`` names it."""
+        return self.taxonomy
 
 
 @dataclass
@@ -99,7 +111,9 @@ def menu_item_get(*, menu: Menu, item_id: str) -> MenuItem:
 
 def _entry_targets(ids: list[str], *, drafts: bool) -> dict[str, EntryTarget]:
     """Entries by id in one query, each titled by its collection's title field (one column per distinct field)."""
-    titles = {collection.slug: title_field(collection) for collection in collections_for_read()}
+    collections = collections_for_read()
+    titles = {collection.slug: title_field(collection) for collection in collections}
+    patterns = {collection.slug: collection.url_pattern for collection in collections}
     keys = sorted({key for key in titles.values() if key})
     rows = Entry.objects.filter(pk__in=ids)
     if not drafts:
@@ -109,7 +123,7 @@ def _entry_targets(ids: list[str], *, drafts: bool) -> dict[str, EntryTarget]:
     columns.update(
         {f"work_{index}": JsonKey("data", key) for index, key in enumerate(keys)} if drafts else {}
     )
-    names = ["pk", "collection__slug", "slug", "status", "deleted_at", *columns]
+    names = ["pk", "collection__slug", "slug", "locale", "status", "deleted_at", *columns]
     targets = {}
     for values in rows.annotate(**columns).values_list(*names):
         row = dict(zip(names, values, strict=True))
@@ -127,6 +141,9 @@ def _entry_targets(ids: list[str], *, drafts: bool) -> dict[str, EntryTarget]:
             title=title if isinstance(title, str) and title.strip() else row["slug"],
             status=row["status"],
             trashed=row["deleted_at"] is not None,
+            url=entry_path(patterns[collection], slug=row["slug"], locale=row["locale"], id=row["pk"])
+            if patterns.get(collection)
+            else None,
         )
     return targets
 
@@ -140,8 +157,18 @@ def resolve(items: list[MenuItem], *, drafts: bool) -> list[ResolvedItem]:
     terms = {}
     if term_ids:
         rows = Term.objects.filter(pk__in=term_ids).values_list("pk", "taxonomy__name", "slug", "label")
+        pattern = settings.CMS_TERM_URL_PATTERN
         terms = {
-            pk: TermTarget(taxonomy=name, id=pk, slug=slug, label=label) for pk, name, slug, label in rows
+            pk: TermTarget(
+                taxonomy=name,
+                id=pk,
+                slug=slug,
+                label=label,
+                url=pattern.format(taxonomy=quote(name, safe=""), slug=quote(slug, safe=""))
+                if pattern
+                else None,
+            )
+            for pk, name, slug, label in rows
         }
     resolved = []
     for item in items:

@@ -68,12 +68,30 @@ class CollectionCreateIn(Input):
         description="Features: drafts, revisions, preview, scheduling, search (search makes it searchable).",
         json_schema_extra={"items": {"type": "string", "enum": list(SUPPORTS)}},
     )
+    urlPattern: Text | None = Field(
+        None,
+        max_length=300,
+        description="Where entries live on the front end, a path with {slug}, {locale} and {id}, e.g. /blog/{slug}: "
+        "entries then carry `url`. Empty or null: none.",
+    )
+    previewUrl: Text | None = Field(
+        None,
+        max_length=2000,
+        description="The front end's route that shows a draft, with {token} and optionally {url}, {id}, {slug}, "
+        "{locale}, e.g. https://site.example/api/preview?token={token}&path={url}. Empty or null: none.",
+    )
 
 
 class CollectionUpdateIn(partial(CollectionCreateIn)):
     """PATCH and PUT both change only the keys sent."""
 
     slug: Str = Field(None, max_length=100, description="Cannot change; accepted only when equal.")
+
+
+class CollectionChangeIn(CollectionUpdateIn):
+    """The tool's update: the collection's slug names it; the other keys are the REST PATCH body."""
+
+    slug: Str = Field(max_length=100, description="The collection's slug (it cannot change).")
 
 
 class CollectionGetQuery(Input):
@@ -156,6 +174,8 @@ WIRE_TO_MODEL = {
     "labelSingular": "label_singular",
     "defaultValue": "default_value",
     "sortOrder": "sort_order",
+    "urlPattern": "url_pattern",
+    "previewUrl": "preview_url",
 }
 
 

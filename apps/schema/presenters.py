@@ -45,6 +45,12 @@ class CollectionOut(TypedDict):
     description: str
     icon: str
     supports: list[Feature]
+    urlPattern: Annotated[
+        str | None, Doc(description="Where entries live on the front end, e.g. /blog/{slug}; null for none.")
+    ]
+    previewUrl: Annotated[
+        str | None, Doc(description="The front end's draft preview route with {token}; null for none.")
+    ]
     createdAt: Timestamp
     updatedAt: Timestamp
     fields: NotRequired[
@@ -104,6 +110,8 @@ def present_collection(collection: Collection, *, with_fields: bool = False) -> 
         "description": collection.description,
         "icon": collection.icon,
         "supports": list(collection.supports),
+        "urlPattern": collection.url_pattern or None,
+        "previewUrl": collection.preview_url or None,
         "createdAt": iso(collection.created_at),
         "updatedAt": iso(collection.updated_at),
     }

@@ -17,14 +17,22 @@ from apps.accounts.permissions import Actor, authorize
 from apps.core import events
 from apps.core.errors import DuplicateSlug, ReservedSlug, ValidationError
 from apps.core.ids import new_id
-from apps.schema import selectors
+from apps.schema import addresses, selectors
 from apps.schema.field_types import FIELD_TYPES, FieldValueError, ValueContext
 from apps.schema.models import RESERVED_FIELD_SLUGS, SLUG_PATTERN, SUPPORTS, Collection, Field, SchemaVersion
 
 SLUG_RE = re.compile(SLUG_PATTERN)
 SLUG_HINT = "Use lowercase letters, digits and underscores, starting with a letter (^[a-z][a-z0-9_]*$)."
 SEARCHABLE_TYPES = frozenset({"string", "text", "slug", "select", "multiSelect", "portableText"})
-COLLECTION_ATTRIBUTES = ("label", "label_singular", "description", "icon", "supports")
+COLLECTION_ATTRIBUTES = (
+    "label",
+    "label_singular",
+    "description",
+    "icon",
+    "supports",
+    "url_pattern",
+    "preview_url",
+)
 FIELD_ATTRIBUTES = (
     "label",
     "type",
@@ -70,6 +78,19 @@ def _check_supports(supports: Any) -> dict[str, str]:
     return {}
 
 
+def _check_addresses(values: dict[str, Any]) -> dict[str, str]:
+    """The delivery templates (apps/schema/addresses.py), named by their wire names; None clears one."""
+    problems = {}
+    for name, wire, check in (
+        ("url_pattern", "urlPattern", addresses.url_pattern_problem),
+        ("preview_url", "previewUrl", addresses.preview_url_problem),
+    ):
+        value = values.get(name)
+        if value is not None and (problem := check(value.strip())):
+            problems[wire] = problem
+    return problems
+
+
 @transaction.atomic
 def collection_create(
     *,
@@ -80,6 +101,8 @@ def collection_create(
     description: str = "",
     icon: str = "",
     supports: list[str] | None = None,
+    url_pattern: str | None = None,
+    preview_url: str | None = None,
 ) -> Collection:
     authorize(actor, "schema.write")
     _schema_changed()
@@ -90,6 +113,7 @@ def collection_create(
         problems["label"] = "Required: the plural display name, e.g. 'Blog posts'."
     if supports is not None:
         problems.update(_check_supports(supports))
+    problems.update(_check_addresses({"url_pattern": url_pattern, "preview_url": preview_url}))
     if problems:
         raise ValidationError(details=problems)
     if Collection.objects.filter(slug=slug).exists():
@@ -105,6 +129,8 @@ def collection_create(
                 description=description or "",
                 icon=icon or "",
                 supports=list(dict.fromkeys(supports)) if supports is not None else ["drafts", "revisions"],
+                url_pattern=(url_pattern or "").strip(),
+                preview_url=(preview_url or "").strip(),
             )
     except IntegrityError:
         # Another request created it between our check and our insert.
@@ -129,21 +155,31 @@ def collection_update(*, actor: Actor, collection: Collection, changes: dict[str
         problems["label"] = "Must not be empty."
     if "supports" in changes:
         problems.update(_check_supports(changes["supports"]))
+    problems.update(_check_addresses(changes))
     if problems:
         raise ValidationError(details=problems)
     collection = Collection.objects.select_for_update().get(pk=collection.pk)
     searched_before = collection.supports_feature("search")
+    pattern_before = collection.url_pattern
     for name in COLLECTION_ATTRIBUTES:
         if name in changes:
             value = changes[name]
             if name == "supports":
                 value = list(dict.fromkeys(value))
             elif isinstance(value, str):
-                value = value.strip() if name in ("label", "label_singular") else value
+                value = (
+                    value.strip()
+                    if name in ("label", "label_singular", "url_pattern", "preview_url")
+                    else value
+                )
             setattr(collection, name, value if value is not None else "")
     collection.save()
     if collection.supports_feature("search") != searched_before:
         events.collection_search_changed.send(sender=Collection, collection=collection, actor=actor)
+    if collection.url_pattern != pattern_before:
+        events.collection_url_changed.send(
+            sender=Collection, collection=collection, previous_pattern=pattern_before, actor=actor
+        )
     events.collection_changed.send(sender=Collection, collection=collection, action="update", actor=actor)
     return collection
 

@@ -49,6 +49,8 @@ def navigation(actor: Actor | None = None) -> list[NavItem]:
         items.append(NavItem("Widgets", reverse("studio:widgets"), "widgets"))
     if can(actor, "sections.read"):
         items.append(NavItem("Sections", reverse("studio:sections"), "sections"))
+    if can(actor, "redirects.read"):
+        items.append(NavItem("Redirects", reverse("studio:redirects"), "redirects"))
     if can(actor, "schema.write"):
         items.append(NavItem("Schema", reverse("studio:schema"), "schema"))
     if can(actor, "import.run"):

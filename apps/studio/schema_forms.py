@@ -280,6 +280,8 @@ def read_collection_form(post, *, creating: bool) -> dict[str, Any]:
         "description": post.get("description", ""),
         "icon": post.get("icon", "").strip(),
         "supports": [item for item in post.getlist("supports")],
+        "url_pattern": post.get("urlPattern", "").strip(),
+        "preview_url": post.get("previewUrl", "").strip(),
     }
     if creating:
         values["slug"] = post.get("slug", "").strip()
@@ -294,7 +296,13 @@ def collection_values(collection) -> dict[str, Any]:
         "description": collection.description,
         "icon": collection.icon,
         "supports": list(collection.supports),
+        "url_pattern": collection.url_pattern,
+        "preview_url": collection.preview_url,
     }
+
+
+# The services name the delivery templates' problems by their wire names, as the form's controls are named.
+COLLECTION_CONTROLS = ("urlPattern", "previewUrl")
 
 
 def split_errors(exc, names) -> tuple[dict[str, str], list[tuple[str, str]]]:

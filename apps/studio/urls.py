@@ -6,6 +6,7 @@ from apps.studio.views import (
     admin_tools,
     bulk,
     dashboard,
+    delivery,
     editor,
     editor_actions,
     entries,
@@ -45,11 +46,15 @@ urlpatterns = [
         name="entry-revision-restore",
     ),
     path(f"{ENTRY}compare", revisions.compare_page, name="entry-compare"),
+    # Before the lifecycle actions: "preview" is not one of them.
+    path(f"{ENTRY}preview", delivery.entry_preview, name="entry-preview"),
     path(
         f"{ENTRY}<slug:action>",
         editor_actions.entry_action,
         name="entry-action",
     ),
+    path("redirects/", delivery.redirects_page, name="redirects"),
+    path("redirects/<str:redirect_id>/delete", delivery.redirect_delete, name="redirect-delete"),
     path("media/", media.media_library, name="media"),
     path("media/upload", media.media_upload_form, name="media-upload"),
     path("media/<str:media_id>/", media.media_item, name="media-item"),

@@ -301,7 +301,9 @@ def test_get_unknown_entry_is_404(admin_api, draft_entry):
 def test_get_refuses_unknown_query_parameters(admin_api, draft_entry):
     response = admin_api.get(entry_url(draft_entry), {"lang": "fr"})
     assert response.status_code == 400
-    assert error_of(response)["details"] == {"lang": "Unknown query parameter; allowed: locale."}
+    assert error_of(response)["details"] == {
+        "lang": "Unknown query parameter; allowed: locale, resolveLinks."
+    }
 
 
 # --- update ---------------------------------------------------------------------------------------------------------

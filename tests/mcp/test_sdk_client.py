@@ -449,6 +449,14 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
             )
             await call("schema_delete_field", {"collection": "scratch", "fieldSlug": "note"})
             await call("schema_delete_collection", {"slug": "scratch"})
+            await call(
+                "schema_update_collection",
+                {
+                    "slug": "posts",
+                    "urlPattern": "/blog/{slug}",
+                    "previewUrl": "https://site.example/p?t={token}",
+                },
+            )
             await call("taxonomy_create", {"name": "tag", "label": "Tags", "collections": ["posts"]})
             assert len((await call("taxonomy_list"))["items"]) == 2
             await call("taxonomy_create_term", {"taxonomy": "category", "slug": "news", "label": "News"})
@@ -468,6 +476,8 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
             got = await call("content_get", target)
             await call("content_update", {**target, "data": {"title": "Two"}, "_rev": got["_rev"]})
             await call("content_publish", target)
+            assert (await call("path_resolve", {"path": "/blog/one"}))["item"]["url"] == "/blog/one"
+            assert (await call("content_preview", target))["url"].startswith("https://site.example/p?t=")
             await call("content_update", {**target, "data": {"title": "Three"}})
             assert (await call("content_compare", target))["hasChanges"] is True
             assert (await call("content_discard_draft", target))["item"]["data"]["title"] == "Two"
@@ -506,6 +516,10 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
             assert len((await call("section_list"))["items"]) == 1
             await call("section_get", {"slug": "note"})
             assert (await call("search", {"query": "one", "status": "draft"}))["items"][0]["id"] == item["id"]
+            moved = await call("redirect_create", {"source": "/old", "location": "/blog/one"})
+            await call("redirect_update", {"id": moved["id"], "status": 308})
+            assert (await call("redirect_list"))["items"][0]["status"] == 308
+            await call("redirect_delete", {"id": moved["id"]})
             hook = await call(
                 "webhook_create", {"url": "https://hooks.example.com/cms", "payloadMode": "ids"}
             )

@@ -111,7 +111,14 @@ def test_items_of_each_type_are_resolved(admin_api, primary, posts):
     )
     assert (topic["label"], topic["target"], topic["missing"]) == (
         "Latest",
-        {"taxonomy": "category", "id": news.pk, "slug": "news", "label": "News", "url": None},
+        {
+            "taxonomy": "category",
+            "collection": "category",
+            "id": news.pk,
+            "slug": "news",
+            "label": "News",
+            "url": "/category/news",
+        },
         False,
     )
 

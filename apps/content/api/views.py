@@ -14,6 +14,7 @@ from apps.content.inputs import (
     EntryCreateIn,
     EntryGetQuery,
     EntryListQuery,
+    EntryPreviewQuery,
     EntryUpdateIn,
     MediaUsagesQuery,
     PageQuery,
@@ -47,6 +48,8 @@ from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
 from apps.core.errors import NotFound, ValidationError
 from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.core.shapes import paged
+from apps.delivery import selectors as delivery_selectors
+from apps.delivery.links import links_resolved
 from apps.schema import selectors as schema_selectors
 from apps.taxonomy import selectors as taxonomy_selectors
 
@@ -71,7 +74,25 @@ def _addressed(collection_slug: str, ref: str) -> dict:
     return {"entry": selectors.entry_address(collection=collection, ref=ref), "collection": collection}
 
 
+def _linked(answer: dict, collection, resolve: bool) -> dict:
+    """``?resolveLinks=true``: internal links in Portable Text with their targets' addresses (docs/delivery.md)."""
+    return {**answer, "item": links_resolved([answer["item"]], collection)[0]} if resolve else answer
+
+
+PREVIEW_HEADER = "HTTP_X_CMS_PREVIEW"
+
+
 class EntryViewSet(CmsViewSet):
+    def initialize_request(self, request, *args, **kwargs):
+        request = super().initialize_request(request, *args, **kwargs)
+        # A preview token (?preview= or the X-CMS-Preview header) makes the GET of one entry a preview read, whose
+        # credential is the token itself (docs/delivery.md): another operation, decided before authentication.
+        if self.action == "retrieve" and (
+            "preview" in request.query_params or PREVIEW_HEADER in request.META
+        ):
+            self.action, self.get = "preview", self.preview
+        return request
+
     @endpoint(
         "content.read",
         query=EntryListQuery,
@@ -122,13 +143,27 @@ class EntryViewSet(CmsViewSet):
         "content.read", query=EntryGetQuery, response=EntryWithRevOut, summary="Get an entry by id or slug"
     )
     def retrieve(self, request, collection: str, ref: str):
+        """With ``?preview=<token>`` or the header ``X-CMS-Preview: <token>`` (from ``POST …/preview``), the working
+        copy of the entry the token was minted for, without any other credential (``private, no-store``)."""
         seen = selectors.entry_read(
             actor=actor_from_request(request),
             collection=_collection(collection),
             ref=ref,
             locale=self.query.get("locale"),
         )
-        return ok(present_entry_with_rev(seen))
+        return ok(_linked(present_entry_with_rev(seen), seen.collection, self.query["resolveLinks"]))
+
+    @endpoint("content.preview_read", query=EntryPreviewQuery, response=EntryWithRevOut)
+    def preview(self, request, collection: str, ref: str):
+        """The working copy of one entry for whoever holds its preview token, with no other credential."""
+        seen = delivery_selectors.entry_preview_read(
+            token=self.query.get("preview") or request.META.get(PREVIEW_HEADER, ""),
+            collection=_collection(collection),
+            ref=ref,
+            locale=self.query.get("locale"),
+        )
+        answer = _linked(present_entry_with_rev(seen), seen.collection, self.query["resolveLinks"])
+        return ok(answer, headers={"Cache-Control": "private, no-store"})
 
     @endpoint(
         "content.update",

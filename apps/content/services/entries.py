@@ -418,7 +418,7 @@ def entry_update(
     probe.data = clean
     probe.locale = entry.locale
     check_unique_values(probe, fields, before)
-    previous_version = entry.version
+    previous_version, previous_slug = entry.version, entry.slug
     try:
         with transaction.atomic():
             save(entry, previous_version, **changes)
@@ -431,7 +431,8 @@ def entry_update(
         _sync_translations(entry, fields, actor)
     if clean != before or action != "update":
         append_revision(entry, action, actor)
-    changed(entry, action, actor)
+    moved = {"previous_slug": previous_slug} if entry.slug != previous_slug else {}
+    changed(entry, action, actor, **moved)
     return entry
 
 

@@ -215,5 +215,6 @@ def save(entry: Entry, previous_version: int, **changes: Any) -> Entry:
     return entry
 
 
-def changed(entry: Entry, action: str, actor: Actor) -> None:
-    events.entry_changed.send(sender=Entry, entry=entry, action=action, actor=actor)
+def changed(entry: Entry, action: str, actor: Actor, **extra: Any) -> None:
+    """``extra``: what some actions add (``previous_slug``, see apps/core/events.py)."""
+    events.entry_changed.send(sender=Entry, entry=entry, action=action, actor=actor, **extra)

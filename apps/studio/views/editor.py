@@ -159,6 +159,9 @@ class Editor:
             if self.collection.supports_feature("revisions"):
                 context["revisions_url"] = reverse("studio:entry-revisions", args=address)
             context["title"] = self._title()
+            # Preview opens the collection's front-end preview route with a fresh token (views/delivery.py).
+            if self.collection.preview_url and can(self.actor, "content.preview"):
+                context["preview_url"] = reverse("studio:entry-preview", args=address)
         return render_studio(
             self.request,
             "studio/editor/edit.html",

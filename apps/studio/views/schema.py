@@ -68,7 +68,7 @@ def collection_new(request):
     try:
         collection = services.collection_create(actor=request.actor, **values)
     except CmsError as exc:
-        errors, _ = forms.split_errors(exc, values)
+        errors, _ = forms.split_errors(exc, [*values, *forms.COLLECTION_CONTROLS])
         return _collection_form(request, values=values, errors=errors, message=exc.message, status=exc.status)
     messages.success(request, f"Created the collection {collection.label}. Add its fields here.")
     return redirect("studio:schema-collection", collection.slug)
@@ -84,7 +84,7 @@ def collection_edit(request, collection: str):
     try:
         services.collection_update(actor=request.actor, collection=target, changes=changes)
     except CmsError as exc:
-        errors, _ = forms.split_errors(exc, changes)
+        errors, _ = forms.split_errors(exc, [*changes, *forms.COLLECTION_CONTROLS])
         values = {**changes, "slug": target.slug}
         return _collection_form(
             request, values=values, collection=target, errors=errors, message=exc.message, status=exc.status

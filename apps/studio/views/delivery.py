@@ -1,0 +1,100 @@
+"""The delivery pages of the studio: the editor's Preview (a fresh preview token, then the collection's front-end
+preview route) and the redirects page (list with search and cursor pages, add, delete), all through
+apps.delivery's selectors and services with the REST inputs."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.http import HttpResponseNotAllowed, HttpResponseRedirect, JsonResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+
+from apps.accounts.permissions import can
+from apps.core import shapes
+from apps.core.errors import CmsError, NotFound
+from apps.delivery import selectors, services
+from apps.delivery.inputs import RedirectIn, RedirectListQuery
+from apps.delivery.models import REDIRECT_STATUSES
+from apps.delivery.presenters import present_preview
+from apps.schema.selectors import collection_for_read
+from apps.studio.access import studio_page
+from apps.studio.rendering import render_studio
+from apps.studio.site_forms import form_errors
+
+SECTION = "redirects"
+FIELDS = ("source", "location", "status")
+PAGE_SIZE = 50
+
+
+@studio_page
+def entry_preview(request, collection: str, entry_id: str):
+    """POST: a preview token for the entry; JSON for the editor's script, else a redirect to the preview route."""
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    target = collection_for_read(slug=collection)
+    preview = services.entry_preview_create(actor=request.actor, collection=target, ref=entry_id)
+    if preview.url is None:
+        raise NotFound(f"'{target.slug}' has no preview URL; set one in the schema builder.")
+    if "application/json" in request.headers.get("Accept", ""):
+        return JsonResponse({"success": True, "data": present_preview(preview)}, status=201)
+    return HttpResponseRedirect(preview.url, status=303)
+
+
+def _page(request, *, values=None, errors=None, status: int = 200):
+    search = request.GET.get("q", "").strip()
+    query = shapes.validate(
+        RedirectListQuery,
+        {
+            key: value
+            for key, value in {
+                "search": search,
+                "cursor": request.GET.get("cursor"),
+                "limit": PAGE_SIZE,
+            }.items()
+            if value
+        },
+    )
+    page = selectors.redirect_list(
+        actor=request.actor, search=query.search, cursor=query.cursor, limit=query.limit
+    )
+    base = reverse("studio:redirects")
+    more = {"q": search} if search else {}
+    context = {
+        "redirects": page.items,
+        "search": search,
+        "may_write": can(request.actor, "redirects.write"),
+        "statuses": REDIRECT_STATUSES,
+        "values": values or {"source": "", "location": "", "status": "301"},
+        "errors": errors or {},
+        "next_url": f"{base}?{urlencode({**more, 'cursor': page.next_cursor})}" if page.next_cursor else None,
+        "first_url": (f"{base}?{urlencode(more)}" if more else base) if query.cursor else None,
+    }
+    return render_studio(request, "studio/redirects.html", context, section=SECTION, status=status)
+
+
+@studio_page
+def redirects_page(request):
+    if request.method != "POST":
+        return _page(request)
+    values = {name: request.POST.get(name, "").strip() for name in FIELDS}
+    try:
+        body = shapes.validate(RedirectIn, values).values()
+        created = services.redirect_create(actor=request.actor, **body)
+    except CmsError as exc:
+        # The whole sentence on top (a loop names the other redirect), each detail beside its control.
+        errors = {**form_errors(exc, FIELDS), "form": exc.message}
+        return _page(request, values=values, errors=errors, status=exc.status)
+    messages.success(request, f"Added the redirect {created.source} → {created.location} ({created.status}).")
+    return redirect("studio:redirects")
+
+
+@studio_page
+def redirect_delete(request, redirect_id: str):
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    target = selectors.redirect_get(redirect_id=redirect_id)
+    services.redirect_delete(actor=request.actor, redirect=target)
+    messages.success(request, f"Deleted the redirect from {target.source}.")
+    return redirect("studio:redirects")
