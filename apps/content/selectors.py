@@ -18,7 +18,7 @@ from django.db.models import BooleanField, Case, Q, QuerySet, TextField, Value, 
 from django.db.models.functions import Cast
 from django.db.models.lookups import Exact, IsNull
 
-from apps.accounts.permissions import Actor, authorize, can
+from apps.accounts.permissions import Actor, authorize, can, require_credentials
 from apps.content.models import Byline, Entry, EntryByline, Revision, Status
 from apps.core.db.jsonkeys import JsonKey
 from apps.core.db.prepared import PreparedQuery
@@ -228,6 +228,18 @@ def _order_keys(
     return [SortKey("sort_value", descending, nullable=True), SortKey("id", descending)], annotation
 
 
+def collection_for_reader(*, actor: Actor | None, slug: str) -> Collection:
+    """The collection a read names, from the schema cache. An anonymous reader is answered 401 for an unknown collection
+    as for one that is not public: NOT_FOUND would tell whether it exists, and name the others."""
+    from apps.schema.selectors import collection_for_read
+
+    try:
+        return collection_for_read(slug=slug)
+    except NotFound:
+        require_credentials(actor)
+        raise
+
+
 def entry_list(
     *,
     collection: Collection,
@@ -246,13 +258,14 @@ def entry_list(
     narrows the entries further (higher apps' filters, such as terms, built by their selectors); ``byline_id`` keeps
     the entries that credit that byline. ``project`` names the data keys to read instead of the whole data (see
     ``EntryRow.projected``): for lists that show a title, not the entries."""
-    authorize(actor, "content.read")
+    authorize(actor, "content.read", public=collection.public)
     drafts = can_read_drafts(actor)
     entries = Entry.objects.filter(collection=collection, deleted_at__isnull=True)
     if where is not None:
         entries = entries.filter(where)
     if not drafts:
         if status not in (None, Status.PUBLISHED):
+            require_credentials(actor)
             raise Forbidden(
                 "Only published entries are visible to you: reading drafts needs the contributor role or higher.",
                 details={"status": "Only 'published' is available to you."},
@@ -370,7 +383,7 @@ def entry_read(
 ) -> Entries:
     """One entry as ``actor`` may read it (see ``entry_get``); readers with drafts access also get its metadata
     (import bookkeeping, commenters' addresses, ``_importError``), which is for those who may edit."""
-    authorize(actor, "content.read")
+    authorize(actor, "content.read", public=collection.public)
     drafts = can_read_drafts(actor)
     entry = entry_get(collection=collection, actor=actor, ref=ref, locale=locale, with_meta=drafts)
     return Entries(collection, [entry], drafts, meta=drafts)
@@ -403,7 +416,7 @@ def entry_compare(*, actor: Actor | None, collection: Collection, ref: str) -> C
 def translations_read(*, actor: Actor | None, collection: Collection, ref: str) -> tuple[str, Entries]:
     """The entry's translation group and its live entries as ``actor`` may see them: published siblings only without
     drafts access."""
-    authorize(actor, "content.read")
+    authorize(actor, "content.read", public=collection.public)
     entry = entry_get(collection=collection, actor=actor, ref=ref)
     drafts = can_read_drafts(actor)
     siblings = [

@@ -68,6 +68,11 @@ class CollectionCreateIn(Input):
         description="Features: drafts, revisions, preview, scheduling, search (search makes it searchable).",
         json_schema_extra={"items": {"type": "string", "enum": list(SUPPORTS)}},
     )
+    public: bool = Field(
+        False,
+        description="Published entries (and search, menus, terms, sections, widgets and settings) readable without "
+        "a token, with public caching headers; drafts stay private (docs/delivery.md).",
+    )
 
 
 class CollectionUpdateIn(partial(CollectionCreateIn)):

@@ -45,6 +45,9 @@ class CollectionOut(TypedDict):
     description: str
     icon: str
     supports: list[Feature]
+    public: Annotated[
+        bool, Doc(description="Published entries are readable without a token, with public caching (docs/delivery.md).")
+    ]
     createdAt: Timestamp
     updatedAt: Timestamp
     fields: NotRequired[
@@ -104,6 +107,7 @@ def present_collection(collection: Collection, *, with_fields: bool = False) -> 
         "description": collection.description,
         "icon": collection.icon,
         "supports": list(collection.supports),
+        "public": collection.public,
         "createdAt": iso(collection.created_at),
         "updatedAt": iso(collection.updated_at),
     }

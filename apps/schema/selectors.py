@@ -154,6 +154,23 @@ def collections_for_read() -> list[Collection]:
     return collections
 
 
+def site_is_public() -> bool:
+    """Whether a collection is public (issue 22): then anonymous readers may also read what a site renders with
+    (menus, terms, sections, widgets, settings, search; ``Rule.anonymous`` in apps/accounts/permissions.py)."""
+    return any(collection.public for collection in collections_for_read())
+
+
+def public_collections() -> list[Collection]:
+    """The public collections, by slug: what anonymous readers may read the published entries of."""
+    return [collection for collection in collections_for_read() if collection.public]
+
+
+def current_schema_token() -> str | None:
+    """The schema's version token as the last read of this process found it (a read of a collection revalidates it
+    first): part of the validators of public answers, which change with the schema."""
+    return _cache_token
+
+
 def schema_cached(key: str, load: Callable[[], T]) -> T:
     """A value derived from the schema and what other apps attach to it, cached beside the collections.
 

@@ -24,7 +24,7 @@ from apps.schema.models import RESERVED_FIELD_SLUGS, SLUG_PATTERN, SUPPORTS, Col
 SLUG_RE = re.compile(SLUG_PATTERN)
 SLUG_HINT = "Use lowercase letters, digits and underscores, starting with a letter (^[a-z][a-z0-9_]*$)."
 SEARCHABLE_TYPES = frozenset({"string", "text", "slug", "select", "multiSelect", "portableText"})
-COLLECTION_ATTRIBUTES = ("label", "label_singular", "description", "icon", "supports")
+COLLECTION_ATTRIBUTES = ("label", "label_singular", "description", "icon", "supports", "public")
 FIELD_ATTRIBUTES = (
     "label",
     "type",
@@ -80,6 +80,7 @@ def collection_create(
     description: str = "",
     icon: str = "",
     supports: list[str] | None = None,
+    public: bool = False,
 ) -> Collection:
     authorize(actor, "schema.write")
     _schema_changed()
@@ -105,6 +106,7 @@ def collection_create(
                 description=description or "",
                 icon=icon or "",
                 supports=list(dict.fromkeys(supports)) if supports is not None else ["drafts", "revisions"],
+                public=bool(public),
             )
     except IntegrityError:
         # Another request created it between our check and our insert.
@@ -127,6 +129,8 @@ def collection_update(*, actor: Actor, collection: Collection, changes: dict[str
         problems["label"] = "Must not be empty."
     if "supports" in changes:
         problems.update(_check_supports(changes["supports"]))
+    if "public" in changes and not isinstance(changes["public"], bool):
+        problems["public"] = "Expected true or false."
     if problems:
         raise ValidationError(details=problems)
     collection = Collection.objects.select_for_update().get(pk=collection.pk)

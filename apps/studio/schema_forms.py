@@ -280,6 +280,7 @@ def read_collection_form(post, *, creating: bool) -> dict[str, Any]:
         "description": post.get("description", ""),
         "icon": post.get("icon", "").strip(),
         "supports": [item for item in post.getlist("supports")],
+        "public": post.get("public") == "on",
     }
     if creating:
         values["slug"] = post.get("slug", "").strip()
@@ -294,6 +295,7 @@ def collection_values(collection) -> dict[str, Any]:
         "description": collection.description,
         "icon": collection.icon,
         "supports": list(collection.supports),
+        "public": collection.public,
     }
 
 

@@ -33,6 +33,8 @@ from apps.content.presenters import (
     RevisionOut,
     RevisionPageOut,
     TranslationsOut,
+    entry_freshness,
+    page_freshness,
     present_byline,
     present_comparison,
     present_entry_page,
@@ -45,6 +47,7 @@ from apps.content.presenters import (
 )
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
 from apps.core.errors import NotFound, ValidationError
+from apps.core.httpcache import NOT_MODIFIED, public_answer
 from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.core.shapes import paged
 from apps.schema import selectors as schema_selectors
@@ -53,6 +56,11 @@ from apps.taxonomy import selectors as taxonomy_selectors
 
 def _collection(slug: str):
     return schema_selectors.collection_for_read(slug=slug)
+
+
+def _readable(request, slug: str):
+    """The collection a read names (an anonymous reader gets 401 for an unknown one, see ``collection_for_reader``)."""
+    return selectors.collection_for_reader(actor=actor_from_request(request), slug=slug)
 
 
 def _written(entry: Entry, status: int = 200):
@@ -72,15 +80,18 @@ class EntryViewSet(CmsViewSet):
         "content.read",
         query=EntryListQuery,
         response=paged(EntryOut),
+        bodiless=NOT_MODIFIED,
         error_code="CONTENT_LIST_ERROR",
         summary="List entries",
     )
     def list(self, request, collection: str):
-        """Entries of the collection, newest first by default. Readers below contributor see published entries only."""
-        target = _collection(collection)
+        """Entries of the collection, newest first by default. Readers below contributor see published entries only;
+        without a token, published entries of a public collection, with public caching headers (docs/delivery.md)."""
+        target = _readable(request, collection)
+        actor = actor_from_request(request)
         seen = selectors.entry_list(
             collection=target,
-            actor=actor_from_request(request),
+            actor=actor,
             where=taxonomy_selectors.entry_filter(collection=target, filters=self.query.get("terms")),
             status=self.query.get("status"),
             order_by=self.query["orderBy"],
@@ -89,6 +100,9 @@ class EntryViewSet(CmsViewSet):
             cursor=self.query.get("cursor"),
             limit=self.query["limit"],
         )
+        if actor.anonymous:
+            fresh = page_freshness(seen, query=self.query)
+            return public_answer(request, fresh, lambda: present_entry_page(seen))
         return ok(present_entry_page(seen))
 
     @endpoint(
@@ -114,15 +128,25 @@ class EntryViewSet(CmsViewSet):
         return _written(entry, status=201)
 
     @endpoint(
-        "content.read", query=EntryGetQuery, response=EntryWithRevOut, summary="Get an entry by id or slug"
+        "content.read",
+        query=EntryGetQuery,
+        response=EntryWithRevOut,
+        bodiless=NOT_MODIFIED,
+        summary="Get an entry by id or slug",
     )
     def retrieve(self, request, collection: str, ref: str):
+        """Without a token: a published entry of a public collection, with public caching headers; a conditional
+        request whose copy is current is answered 304 (docs/delivery.md)."""
+        actor = actor_from_request(request)
         seen = selectors.entry_read(
-            actor=actor_from_request(request),
-            collection=_collection(collection),
+            actor=actor,
+            collection=_readable(request, collection),
             ref=ref,
             locale=self.query.get("locale"),
         )
+        if actor.anonymous:
+            fresh = entry_freshness(seen, query=self.query)
+            return public_answer(request, fresh, lambda: present_entry_with_rev(seen))
         return ok(present_entry_with_rev(seen))
 
     @endpoint(
@@ -248,7 +272,7 @@ class EntryViewSet(CmsViewSet):
     @endpoint("content.read", response=TranslationsOut, summary="List an entry's translations")
     def translations(self, request, collection: str, ref: str):
         group, seen = selectors.translations_read(
-            actor=actor_from_request(request), collection=_collection(collection), ref=ref
+            actor=actor_from_request(request), collection=_readable(request, collection), ref=ref
         )
         return ok(present_translations(group, seen))
 
