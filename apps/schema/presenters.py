@@ -46,7 +46,10 @@ class CollectionOut(TypedDict):
     icon: str
     supports: list[Feature]
     public: Annotated[
-        bool, Doc(description="Published entries are readable without a token, with public caching (docs/delivery.md).")
+        bool,
+        Doc(
+            description="Published entries are readable without a token, with public caching (docs/delivery.md)."
+        ),
     ]
     createdAt: Timestamp
     updatedAt: Timestamp

@@ -71,7 +71,9 @@ def make_site(*, public: bool = True) -> Site:
     site_services.section_create(actor=system, title="Footer note", slug="footer-note")
     area = site_services.widget_area_create(actor=system, name="sidebar", label="Sidebar")
     site_services.widget_create(actor=system, area=area, type="content", title="About")
-    site_services.settings_update(actor=system, changes={"site_title": "Example", "url": "https://site.example"})
+    site_services.settings_update(
+        actor=system, changes={"site_title": "Example", "url": "https://site.example"}
+    )
     return Site(posts, notes, published, draft, trashed, private)
 
 

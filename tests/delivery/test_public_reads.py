@@ -39,7 +39,14 @@ def test_a_published_entry_of_a_public_collection_reads_without_a_token(site, an
 
 
 def test_drafts_and_trashed_entries_are_not_found_as_if_they_did_not_exist(site, anon):
-    for ref in (site.draft.pk, "secret-draft", site.trashed.pk, "gone", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "nothing"):
+    for ref in (
+        site.draft.pk,
+        "secret-draft",
+        site.trashed.pk,
+        "gone",
+        "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+        "nothing",
+    ):
         response = anon.get(f"{POSTS}/{ref}")
         assert response.status_code == 404, ref
         assert response.json()["error"]["code"] == "NOT_FOUND"
@@ -88,7 +95,9 @@ def test_a_collection_that_is_not_public_needs_a_token_and_unknown_ones_look_the
 )
 def test_drafts_trash_revisions_and_writes_stay_401(site, anon, method, suffix):
     path = POSTS + suffix.format(id=site.published.pk)
-    response = getattr(anon, method)(path, {} if method == "get" else {"data": {}}, format=None if method == "get" else "json")
+    response = getattr(anon, method)(
+        path, {} if method == "get" else {"data": {}}, format=None if method == "get" else "json"
+    )
     assert response.status_code == 401, path
 
 
@@ -122,7 +131,9 @@ def test_translations_of_a_public_entry_are_published_ones(site, anon):
 def test_search_and_suggest_find_published_entries_of_public_collections_only(site, anon):
     found = anon.get(f"{API}/search", {"q": "hello"})
     assert found.status_code == 200
-    assert [(hit["collection"], hit["id"]) for hit in found.json()["results"]] == [("posts", site.published.pk)]
+    assert [(hit["collection"], hit["id"]) for hit in found.json()["results"]] == [
+        ("posts", site.published.pk)
+    ]
     assert anon.get(f"{API}/search", {"q": "hello", "collections": "posts"}).json() == found.json()
     assert anon.get(f"{API}/search", {"q": "hello", "collections": "notes"}).status_code == 401
     assert anon.get(f"{API}/search", {"q": "hello", "status": "draft"}).status_code == 401
@@ -208,14 +219,23 @@ def test_admins_make_a_collection_public_through_the_schema_api(anon, admin_api)
         format="json",
     )
     assert created.status_code == 201, created.content
-    admin_api.post(f"{API}/schema/collections/pages/fields", {"slug": "title", "label": "Title", "type": "string"}, format="json")
+    admin_api.post(
+        f"{API}/schema/collections/pages/fields",
+        {"slug": "title", "label": "Title", "type": "string"},
+        format="json",
+    )
     assert created.json()["data"]["public"] is False
-    entry = admin_api.post(f"{API}/content/pages", {"data": {"title": "About"}, "status": "published"}, format="json")
+    entry = admin_api.post(
+        f"{API}/content/pages", {"data": {"title": "About"}, "status": "published"}, format="json"
+    )
     path = f"{API}/content/pages/{entry.json()['data']['item']['id']}"
     assert anon.get(path).status_code == 401
     changed = admin_api.patch(f"{API}/schema/collections/pages", {"public": True}, format="json")
     assert changed.status_code == 200 and changed.json()["data"]["public"] is True
     assert anon.get(path).status_code == 200
-    assert admin_api.patch(f"{API}/schema/collections/pages", {"public": "maybe"}, format="json").status_code == 400
+    assert (
+        admin_api.patch(f"{API}/schema/collections/pages", {"public": "maybe"}, format="json").status_code
+        == 400
+    )
     admin_api.patch(f"{API}/schema/collections/pages", {"public": False}, format="json")
     assert anon.get(path).status_code == 401

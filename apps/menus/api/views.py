@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apps.accounts.permissions import actor_from_request
 from apps.core.api.views import CmsViewSet, endpoint, ok
-from apps.core.httpcache import small_answer
+from apps.core.httpcache import NOT_MODIFIED, small_answer
 from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.menus import selectors, services
 from apps.menus.inputs import MenuCreateIn, MenuItemIn, MenuItemUpdateIn, MenuUpdateIn, ReorderIn, item_values
@@ -29,7 +29,7 @@ def _one_item(request, item) -> MenuItemOut:
 
 
 class MenuViewSet(CmsViewSet):
-    @endpoint("menus.read", response=MenuListOut, summary="List menus")
+    @endpoint("menus.read", bodiless=NOT_MODIFIED, response=MenuListOut, summary="List menus")
     def list(self, request):
         actor = actor_from_request(request)
         menus = present_menus(selectors.menu_list(actor=actor))
@@ -42,7 +42,12 @@ class MenuViewSet(CmsViewSet):
         menu = services.menu_create(actor=actor_from_request(request), **self.body)
         return ok(present_menu(menu), status=201)
 
-    @endpoint("menus.read", response=MenuDetailOut, summary="Get a menu with its items, ordered and nested")
+    @endpoint(
+        "menus.read",
+        bodiless=NOT_MODIFIED,
+        response=MenuDetailOut,
+        summary="Get a menu with its items, ordered and nested",
+    )
     def retrieve(self, request, name: str):
         public = actor_from_request(request).anonymous
         return small_answer(request, _detail(request, name), public=public, keys=("menus", f"menu:{name}"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from apps.accounts.permissions import actor_from_request
 from apps.core.api.views import CmsAPIView, endpoint, ok
-from apps.core.httpcache import small_answer
+from apps.core.httpcache import NOT_MODIFIED, small_answer
 from apps.search import selectors, services
 from apps.search.inputs import RebuildIn, SearchQueryIn, SuggestQueryIn, split_collections
 from apps.search.presenters import (
@@ -25,7 +25,12 @@ from apps.search.presenters import (
 
 class SearchView(CmsAPIView):
     @endpoint(
-        "search.read", query=SearchQueryIn, response=SearchPageOut, envelope=False, summary="Search entries"
+        "search.read",
+        bodiless=NOT_MODIFIED,
+        query=SearchQueryIn,
+        response=SearchPageOut,
+        envelope=False,
+        summary="Search entries",
     )
     def get(self, request):
         """Entries whose searchable text matches ``q``, best first (then by id), with a snippet marking the matches.
@@ -46,7 +51,13 @@ class SearchView(CmsAPIView):
 
 
 class SuggestView(CmsAPIView):
-    @endpoint("search.read", query=SuggestQueryIn, response=SuggestionListOut, summary="Suggest titles")
+    @endpoint(
+        "search.read",
+        bodiless=NOT_MODIFIED,
+        query=SuggestQueryIn,
+        response=SuggestionListOut,
+        summary="Suggest titles",
+    )
     def get(self, request):
         """Titles starting with ``q``, or with a word starting with it, ignoring case and accents (autocomplete)."""
         actor = actor_from_request(request)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apps.accounts.permissions import actor_from_request
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
-from apps.core.httpcache import small_answer
+from apps.core.httpcache import NOT_MODIFIED, small_answer
 from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.core.shapes import paged
 from apps.site import selectors, services
@@ -35,7 +35,12 @@ from apps.site.presenters import (
 
 
 class WidgetAreaViewSet(CmsViewSet):
-    @endpoint("widgets.read", response=WidgetAreaListOut, summary="List widget areas with their widgets")
+    @endpoint(
+        "widgets.read",
+        bodiless=NOT_MODIFIED,
+        response=WidgetAreaListOut,
+        summary="List widget areas with their widgets",
+    )
     def list(self, request):
         actor = actor_from_request(request)
         areas = present_widget_areas(selectors.widget_area_list(actor=actor))
@@ -53,7 +58,12 @@ class WidgetAreaViewSet(CmsViewSet):
         area = services.widget_area_create(actor=actor_from_request(request), **self.body)
         return ok(present_widget_area(selectors.widget_area_get(name=area.name)), status=201)
 
-    @endpoint("widgets.read", response=WidgetAreaOut, summary="Get a widget area with its widgets in order")
+    @endpoint(
+        "widgets.read",
+        bodiless=NOT_MODIFIED,
+        response=WidgetAreaOut,
+        summary="Get a widget area with its widgets in order",
+    )
     def retrieve(self, request, name: str):
         actor = actor_from_request(request)
         area = present_widget_area(selectors.widget_area_read(actor=actor, name=name))
@@ -137,7 +147,13 @@ class WidgetViewSet(CmsViewSet):
 
 
 class SectionViewSet(CmsViewSet):
-    @endpoint("sections.read", query=SectionListIn, response=paged(SectionOut), summary="List sections")
+    @endpoint(
+        "sections.read",
+        bodiless=NOT_MODIFIED,
+        query=SectionListIn,
+        response=paged(SectionOut),
+        summary="List sections",
+    )
     def list(self, request):
         """By slug; ``source`` (user or import) and ``search`` (words in the title or keywords) narrow the list."""
         actor = actor_from_request(request)
@@ -164,7 +180,7 @@ class SectionViewSet(CmsViewSet):
         section = services.section_create(actor=actor_from_request(request), **self.body)
         return ok(present_section(section), status=201)
 
-    @endpoint("sections.read", response=SectionOut, summary="Get a section")
+    @endpoint("sections.read", bodiless=NOT_MODIFIED, response=SectionOut, summary="Get a section")
     def retrieve(self, request, slug: str):
         actor = actor_from_request(request)
         section = present_section(selectors.section_read(actor=actor, slug=slug))
@@ -198,7 +214,7 @@ class SectionViewSet(CmsViewSet):
 
 
 class SettingsView(CmsAPIView):
-    @endpoint("settings.read", response=SettingsOut, summary="Get the site settings")
+    @endpoint("settings.read", bodiless=NOT_MODIFIED, response=SettingsOut, summary="Get the site settings")
     def get(self, request):
         """Logo and favicon are resolved to their images. Anonymous readers (while a collection is public) get the
         same answer: it holds what a page shows, no configuration."""

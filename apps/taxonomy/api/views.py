@@ -5,7 +5,7 @@ from __future__ import annotations
 from apps.accounts.permissions import actor_from_request
 from apps.content import selectors as content_selectors
 from apps.core.api.views import CmsViewSet, endpoint, ok
-from apps.core.httpcache import small_answer
+from apps.core.httpcache import NOT_MODIFIED, small_answer
 from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.core.shapes import paged
 from apps.schema import selectors as schema_selectors
@@ -34,7 +34,7 @@ from apps.taxonomy.presenters import (
 
 
 class TaxonomyViewSet(CmsViewSet):
-    @endpoint("taxonomies.read", response=TaxonomyListOut, summary="List taxonomies")
+    @endpoint("taxonomies.read", bodiless=NOT_MODIFIED, response=TaxonomyListOut, summary="List taxonomies")
     def list(self, request):
         actor = actor_from_request(request)
         taxonomies = present_taxonomies(selectors.taxonomy_list(actor=actor))
@@ -52,7 +52,7 @@ class TaxonomyViewSet(CmsViewSet):
         taxonomy = services.taxonomy_create(actor=actor_from_request(request), **to_model_names(self.body))
         return ok(present_taxonomy(selectors.taxonomy_get(name=taxonomy.name)), status=201)
 
-    @endpoint("taxonomies.read", response=TaxonomyOut, summary="Get a taxonomy")
+    @endpoint("taxonomies.read", bodiless=NOT_MODIFIED, response=TaxonomyOut, summary="Get a taxonomy")
     def retrieve(self, request, name: str):
         actor = actor_from_request(request)
         taxonomy = present_taxonomy(selectors.taxonomy_read(actor=actor, name=name))
@@ -86,6 +86,7 @@ class TaxonomyViewSet(CmsViewSet):
 class TermViewSet(CmsViewSet):
     @endpoint(
         "taxonomies.read",
+        bodiless=NOT_MODIFIED,
         query=TermListQuery,
         response=paged(TermCountedOut),
         summary="List a taxonomy's terms",
@@ -118,7 +119,7 @@ class TermViewSet(CmsViewSet):
         )
         return ok(present_term(term, taxonomy_name=name), status=201)
 
-    @endpoint("taxonomies.read", response=TermCountedOut, summary="Get a term")
+    @endpoint("taxonomies.read", bodiless=NOT_MODIFIED, response=TermCountedOut, summary="Get a term")
     def retrieve(self, request, name: str, slug: str):
         actor = actor_from_request(request)
         term = selectors.term_read(actor=actor, taxonomy=name, slug=slug)
