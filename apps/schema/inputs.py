@@ -81,6 +81,12 @@ class CollectionUpdateIn(partial(CollectionCreateIn)):
     slug: Str = Field(None, max_length=100, description="Cannot change; accepted only when equal.")
 
 
+class CollectionChangeIn(CollectionUpdateIn):
+    """The tool server's update: the collection's slug, then the keys to change."""
+
+    slug: Str = Field(max_length=100, description="The collection's slug.")
+
+
 class CollectionGetQuery(Input):
     includeFields: bool = Field(False, description="Include the field definitions, in order.")
 

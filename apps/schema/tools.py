@@ -6,6 +6,7 @@ from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.mcp.registry import tool
 from apps.schema import selectors, services
 from apps.schema.inputs import (
+    CollectionChangeIn,
     CollectionCreateIn,
     CollectionDeleteIn,
     CollectionSlugIn,
@@ -68,6 +69,24 @@ def schema_create_collection(actor, args: CollectionCreateIn) -> CollectionOut:
     """
     collection = services.collection_create(actor=actor, **to_model_names(args.values()))
     return present_collection(collection, with_fields=True)
+
+
+@tool(
+    "schema_update_collection",
+    title="Update a collection",
+    operation="schema.write",
+    input=CollectionChangeIn,
+)
+def schema_update_collection(actor, args: CollectionChangeIn) -> CollectionOut:
+    """Change a collection's labels, description, icon, supports or public flag (only the keys given). ``public``:
+    its published entries become readable without a token, with public caching (drafts stay private).
+
+    Returns the collection with its fields. The slug cannot change.
+    """
+    changes = to_model_names(args.values())
+    collection = selectors.collection_get(slug=changes.pop("slug"), with_fields=False)
+    services.collection_update(actor=actor, collection=collection, changes=changes)
+    return present_collection(selectors.collection_get(slug=args.slug), with_fields=True)
 
 
 @tool(
