@@ -76,9 +76,17 @@ RULES: dict[str, Rule] = {
 
 FAIL_CLOSED = Rule("admin", Role.ADMIN)
 
+# Whether anything is public at all (a collection is; registered by the schema app, which knows): while nothing is,
+# requests without credentials are refused at the door, before their input is even looked at.
+_public_site: list[Callable[[], bool]] = [lambda: False]
+
 
 def rule_for(operation: str) -> Rule:
     return RULES.get(operation, FAIL_CLOSED)
+
+
+def register_public_site(check: Callable[[], bool]) -> None:
+    _public_site[0] = check
 
 
 def register(rules: dict[str, Rule]) -> None:
@@ -214,7 +222,7 @@ class OperationPermission(BasePermission):
         spec = view.get_endpoint() if hasattr(view, "get_endpoint") else None
         operation = spec.operation if spec else "__undeclared__"
         actor = actor_from_request(request)
-        if actor is None and rule_for(operation).anonymous:
+        if actor is None and rule_for(operation).anonymous and _public_site[0]():
             # Without credentials on an operation open to anonymous readers: the selector decides with what it reads
             # (``authorize(..., public=...)``), which this coarse check cannot know yet.
             request._cms_actor = ANONYMOUS

@@ -14,7 +14,12 @@ from django.db import connection
 from django.db.models import Prefetch, Subquery
 
 from apps.accounts.permissions import Actor, authorize
-from apps.core.db.request_scalars import NOT_KEPT, forget_request_scalar, request_scalar
+from apps.core.db.request_scalars import (
+    NOT_KEPT,
+    forget_request_scalar,
+    keep_request_scalar,
+    request_scalar,
+)
 from apps.core.errors import NotFound
 from apps.schema.models import Collection, Field, SchemaVersion
 
@@ -93,7 +98,11 @@ def _current_token(*, fresh: bool) -> str | None:
         # The table name is the model's own, never input.
         cursor.execute(f"SELECT token FROM {SchemaVersion._meta.db_table} WHERE id = 1")  # noqa: S608  # nosec B608
         row = cursor.fetchone()
-    return row[0] if row else None
+    token = row[0] if row else None
+    if not fresh:
+        # Requests without a bearer token (anonymous public reads) read it once, not at every schema read.
+        keep_request_scalar(REQUEST_SCALAR, token)
+    return token
 
 
 def collection_for_read(

@@ -24,6 +24,7 @@ def collection_body(collection: Collection, **overrides) -> dict:
         "description": collection.description,
         "icon": collection.icon,
         "supports": collection.supports,
+        "public": collection.public,
         "createdAt": iso(collection.created_at),
         "updatedAt": iso(collection.updated_at),
         **overrides,
@@ -197,7 +198,7 @@ def test_create_refuses_unknown_keys(admin_api):
     )
     assert response.status_code == 400
     assert problem(response)["details"] == {
-        "colour": "Unknown field; allowed: description, icon, label, labelSingular, slug, supports."
+        "colour": "Unknown field; allowed: description, icon, label, labelSingular, public, slug, supports."
     }
 
 
