@@ -126,6 +126,8 @@ def test_translations_of_a_public_entry_are_published_ones(site, anon):
     response = anon.get(f"{POSTS}/{site.published.pk}/translations")
     assert response.status_code == 200
     assert [item["id"] for item in response.json()["data"]["items"]] == [site.published.pk]
+    assert response["Surrogate-Key"] == f"collection:posts entry:{site.published.pk}"
+    assert response["Cache-Control"] == "public, max-age=60, s-maxage=300, stale-while-revalidate=86400"
 
 
 def test_search_and_suggest_find_published_entries_of_public_collections_only(site, anon):

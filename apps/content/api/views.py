@@ -47,7 +47,7 @@ from apps.content.presenters import (
 )
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
 from apps.core.errors import NotFound, ValidationError
-from apps.core.httpcache import NOT_MODIFIED, public_answer
+from apps.core.httpcache import NOT_MODIFIED, public_answer, small_answer
 from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.core.shapes import paged
 from apps.schema import selectors as schema_selectors
@@ -269,12 +269,19 @@ class EntryViewSet(CmsViewSet):
         source = selectors.entry_get(collection=_collection(collection), actor=None, ref=ref, for_update=True)
         return _written(services.entry_duplicate(actor=actor_from_request(request), entry=source), status=201)
 
-    @endpoint("content.read", response=TranslationsOut, summary="List an entry's translations")
+    @endpoint(
+        "content.read",
+        response=TranslationsOut,
+        bodiless=NOT_MODIFIED,
+        summary="List an entry's translations",
+    )
     def translations(self, request, collection: str, ref: str):
+        actor = actor_from_request(request)
         group, seen = selectors.translations_read(
-            actor=actor_from_request(request), collection=_readable(request, collection), ref=ref
+            actor=actor, collection=_readable(request, collection), ref=ref
         )
-        return ok(present_translations(group, seen))
+        keys = (f"collection:{collection}", *(f"entry:{entry.pk}" for entry in seen.items))
+        return small_answer(request, present_translations(group, seen), public=actor.anonymous, keys=keys)
 
     @endpoint(
         "content.read_drafts",
