@@ -13,8 +13,10 @@ ratios to the bare WSGI app, the lead adds these reads to `make bench` (bench/ru
 from __future__ import annotations
 
 import argparse
+import cProfile
 import gzip
 import os
+import pstats
 import statistics
 import tempfile
 import time
@@ -35,6 +37,16 @@ def _timed(request, runs: int, count: int) -> float:
             request()
         times.append((time.perf_counter() - started) / count * 1000)
     return statistics.median(times)
+
+
+def _calls(request, count: int = 30) -> float:
+    """Python function calls per request: unlike time, independent of the machine's load."""
+    profile = cProfile.Profile()
+    profile.enable()
+    for _ in range(count):
+        request()
+    profile.disable()
+    return pstats.Stats(profile).total_calls / count
 
 
 def _coding_cost(body: bytes, coding, runs: int = 50) -> tuple[int, float]:
@@ -144,7 +156,8 @@ def main() -> None:
                 response = client.get(url, **headers)
             queries = len(_captured(lambda c=client, u=url, h=headers: c.get(u, **h)))
             ms = _timed(lambda c=client, u=url, h=headers: c.get(u, **h), args.runs, args.requests)
-            rows.append((name, response.status_code, ms, queries, len(response.content)))
+            calls = _calls(lambda c=client, u=url, h=headers: c.get(u, **h))
+            rows.append((name, response.status_code, ms, calls, queries, len(response.content)))
         body = listed.content
         codings = [
             ("identity", len(body), 0.0),
@@ -158,13 +171,20 @@ def main() -> None:
             ),
         ]
         vendor = connection.vendor
-        by_name = {row[0]: row[2] for row in rows}
+        by_name = {row[0]: row[2:4] for row in rows}
         print(f"{vendor}: {one} and {page}, median of {args.runs}×{args.requests} requests in process")
-        print("| read | status | ms/request | × token path | queries | bytes |")
-        print("|---|---|---|---|---|---|")
-        for name, status, ms, queries, size in rows:
-            base = by_name["GET one, token"] if name.startswith("GET one") else by_name["list 50, token"]
-            print(f"| {name} | {status} | {ms:.3f} | {base / ms:.2f} | {queries} | {size} |")
+        print(
+            "| read | status | ms/request | speed × token path | Python calls/request | × token path | queries | bytes |"
+        )
+        print("|---|---|---|---|---|---|---|---|")
+        for name, status, ms, calls, queries, size in rows:
+            base_ms, base_calls = by_name[
+                "GET one, token" if name.startswith("GET one") else "list 50, token"
+            ]
+            print(
+                f"| {name} | {status} | {ms:.3f} | {base_ms / ms:.2f} | {calls:.0f} | {calls / base_calls:.2f} | "
+                f"{queries} | {size} |"
+            )
         print()
         print(f"| list page of 50, {vendor} | bytes | ms to encode |")
         print("|---|---|---|")
