@@ -14,8 +14,11 @@ import json
 import os
 import sys
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+
+from bench.imported import SEARCH_WORD
 
 
 def setup_django() -> None:
@@ -32,6 +35,8 @@ def scenario_requests(out: Path) -> dict[str, Callable[[], object]]:
 
     token = (out / "token").read_text().strip()
     entry_id = (out / "ids.txt").read_text().split()[0]
+    posts_ids = out / "posts_ids.txt"
+    post_id = posts_ids.read_text().split()[0] if posts_ids.exists() else None
     media_key = (out / "media_key").read_text().strip()
     # The host the benchmark server answers as (ALLOWED_HOSTS), not the test client's "testserver".
     client = Client(HTTP_AUTHORIZATION=f"Bearer {token}", HTTP_HOST="127.0.0.1")
@@ -80,6 +85,18 @@ def scenario_requests(out: Path) -> dict[str, Callable[[], object]]:
             content_type="application/json",
         ),
         "patch_rev": patch,
+        **(
+            {
+                "posts_get_one": lambda: client.get(f"/_cms/api/content/posts/{post_id}"),
+                "posts_list50": lambda: client.get("/_cms/api/content/posts?limit=50"),
+                "posts_search": lambda: client.get(
+                    f"/_cms/api/search?collections=posts&limit=20&q={SEARCH_WORD}"
+                ),
+                "posts_mcp_get": lambda: mcp("content_get", {"collection": "posts", "id": post_id}),
+            }
+            if post_id
+            else {}
+        ),
     }
 
 
@@ -88,13 +105,20 @@ def main() -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    counts = {}
+    counts, peaks = {}, {}
     for name, request in scenario_requests(Path(sys.argv[1])).items():
         request()  # warm the per-process caches, as a running server has them
         with CaptureQueriesContext(connection) as captured:
             response = request()
         counts[name] = len(captured) if response.status_code < 400 else None
-    print(json.dumps(counts))
+        if name.startswith(("list50", "posts_", "mcp_list")):
+            # The most memory Python held at once while answering, over what it held before: a list page's cost
+            # in a worker's memory (read with the request's code already loaded).
+            tracemalloc.start()
+            request()
+            peaks[name] = round(tracemalloc.get_traced_memory()[1] / 1024)
+            tracemalloc.stop()
+    print(json.dumps({"queries": counts, "peakKB": peaks}))
 
 
 if __name__ == "__main__":

@@ -33,6 +33,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import requests
 
+from bench.imported import SEARCH_WORD
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 LUA = ROOT / "bench" / "lua"
@@ -66,6 +68,17 @@ class Scenario:
     connections: int = 8
     # p99 target in milliseconds under the scenario's own load; such a scenario must also answer without errors.
     p99_target: float | None = None
+    # Which server answers: the CMS, or the raw-SQL floor (bench/floor.py) on the same database.
+    server: str = "cms"
+    # The id pool its Lua script cycles through (in the database's work directory), and further script arguments.
+    ids: str = "ids.txt"
+    lua_args: tuple[str, ...] = ()
+    # The floor scenario doing the same read: the table shows this one's rate as a share of it, and with
+    # ``p50_floor_factor`` its single-connection p50 must stay within that factor of the floor's.
+    floor: str | None = None
+    p50_floor_factor: float | None = None
+    # Measure the single-connection p50 even without a p50 target (a floor scenario, for its CMS counterpart).
+    single: bool = False
 
 
 SCENARIOS = [
@@ -86,7 +99,22 @@ SCENARIOS = [
     Scenario("media_download", "/_cms/api/media/file/{media_key}"),
     # 80% reads, 10% creates, 10% searches from 32 clients at once: zero errors and p99 under 250 ms (issue 9).
     Scenario("mixed32", "/_cms/api/content/bench", "mixed.lua", connections=32, p99_target=250.0),
-]
+    # What users store (issue 21): WordPress posts imported through the real pipeline (bench/imported.py), each read
+    # beside the raw-SQL floor's same read on the same database.
+    Scenario("posts_get_one", "/_cms/api/content/posts", "get.lua", target=0.12, ids="posts_ids.txt",
+             floor="floor_get_one", p50_floor_factor=2.5),
+    Scenario("posts_list50", "/_cms/api/content/posts?limit=50", target=0.045, floor="floor_list50",
+             p50_floor_factor=2.5),
+    Scenario("posts_search", f"/_cms/api/search?collections=posts&limit=20&q={SEARCH_WORD}", target=0.08,
+             floor="floor_search", single=True),
+    Scenario("posts_mcp_get", "/_cms/api/mcp", "mcp_get.lua", ids="posts_ids.txt", lua_args=("posts",),
+             single=True),
+    Scenario("floor_get_one", "/one", "get.lua", server="floor", ids="posts_ids.txt", single=True),
+    Scenario("floor_list50", "/list", server="floor", single=True),
+    Scenario("floor_search", f"/search?q={SEARCH_WORD}", server="floor", single=True),
+]  # fmt: skip
+IMPORTED = {scenario.name for scenario in SCENARIOS if scenario.ids == "posts_ids.txt" or "posts" in scenario.path
+            or scenario.server == "floor"}  # fmt: skip
 
 # Reference points measured in every round beside the bare WSGI app, reported as their ratio to it.
 REFERENCES = {
@@ -116,6 +144,9 @@ class Result:
     # Database queries one request of the scenario makes (bench/queries.py).
     queries: int | None = None
     p99_ms: list[float] = field(default_factory=list)
+    # The answer's size, and the most memory Python allocated while making it (tracemalloc, bench/queries.py).
+    bytes: int | None = None
+    peak_kb: int | None = None
 
 
 def free_port() -> int:
@@ -216,7 +247,7 @@ def prepare(kind: str, url: str, work: Path, entries: int, reseed: bool, env: di
         with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
             conn.execute(f'CREATE DATABASE "{name}"')
-    for stale in work.glob(f"seeded-{kind}-*"):
+    for stale in [*work.glob(f"seeded-{kind}-*"), *work.glob(f"imported-{kind}-*")]:
         stale.unlink()
     print(f"[{kind}] seeding {entries} entries …", flush=True)
     subprocess.run(
@@ -226,6 +257,36 @@ def prepare(kind: str, url: str, work: Path, entries: int, reseed: bool, env: di
         check=True,
     )
     marker.touch()
+
+
+def prepare_imported(kind: str, work: Path, posts: int, env: dict[str, str]) -> None:
+    """Import ``posts`` WordPress posts into the benchmark database once (bench/imported.py); a database seeded anew
+    is imported anew."""
+    marker = work / f"imported-{kind}-{posts}"
+    if marker.exists():
+        return
+    print(f"[{kind}] importing {posts} WordPress posts through import_wxr …", flush=True)
+    from bench.imported import import_corpus
+
+    import_corpus(posts, work / kind, work / f"corpus-{posts}", env)
+    marker.touch()
+
+
+def response_bytes(url: str, scenario: Scenario, token: str, ids: Path) -> int | None:
+    """The size of one answer of a read scenario (what its Lua script would ask first); None for writes."""
+    headers = {"Authorization": f"Bearer {token}"}
+    first = ids.read_text().split()[0] if ids.exists() else ""
+    if scenario.script is None:
+        return len(requests.get(url, headers=headers, timeout=30).content)
+    if scenario.script == "get.lua":
+        return len(requests.get(f"{url}/{first}", headers=headers, timeout=30).content)
+    if scenario.script == "mcp_get.lua":
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "content_get", "arguments": {"collection": (scenario.lua_args or ("bench",))[0],
+                                                                "id": first}}}  # fmt: skip
+        headers |= {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+        return len(requests.post(url, json=body, headers=headers, timeout=30).content)
+    return None
 
 
 def run_database(kind: str, args, work: Path) -> list[Result]:
@@ -245,6 +306,11 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
     )
+    scenarios = [s for s in SCENARIOS if not args.only or s.name in args.only]
+    if not args.imported:
+        scenarios = [s for s in scenarios if s.name not in IMPORTED]
+    else:
+        prepare_imported(kind, work, args.imported, env)
 
     def refresh_pool() -> None:
         subprocess.run(
@@ -255,13 +321,14 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
         )
 
     token = (work / kind / "token").read_text().strip()
-    ids_file = str(work / kind / "ids.txt")
     media_key = (work / kind / "media_key").read_text().strip()
-    scenarios = [s for s in SCENARIOS if not args.only or s.name in args.only]
     baseline = Server("bench.hello_wsgi:app", env)
     references = {name: Server(app, {**env, **extra}) for name, (app, extra) in REFERENCES.items()}
     worker = WORKER_CLASSES[args.worker_class]
     cms = Server(worker["app"], {**env, **worker["env"]})
+    servers = {"cms": cms}
+    if any(scenario.server == "floor" for scenario in scenarios):
+        servers["floor"] = Server("bench.floor:application", env)
     results = {name: Result(name, kind) for name in references} | {
         s.name: Result(s.name, kind) for s in scenarios
     }
@@ -269,22 +336,30 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
     def path_of(scenario: Scenario) -> str:
         return scenario.path.format(media_key=media_key)
 
+    def load(scenario: Scenario, duration: float, connections: int | None = None) -> Measurement:
+        return wrk(
+            servers[scenario.server].url + path_of(scenario),
+            connections=connections or scenario.connections,
+            duration=duration,
+            token=token,
+            script=scenario.script,
+            args=[str(work / kind / scenario.ids), *scenario.lua_args],
+        )
+
     try:
         baseline.wait("/")
         for server in references.values():
             server.wait("/")
         cms.wait("/_cms/api/health")
+        if "floor" in servers:
+            servers["floor"].wait("/list")
         # Warm-up: first requests load code and fill connection pools; they are not measured.
         for scenario in scenarios:
             if scenario.refresh_pool:
                 refresh_pool()
-            wrk(
-                cms.url + path_of(scenario),
-                connections=scenario.connections,
-                duration=1,
-                token=token,
-                script=scenario.script,
-                args=[ids_file],
+            load(scenario, 1)
+            results[scenario.name].bytes = response_bytes(
+                servers[scenario.server].url + path_of(scenario), scenario, token, work / kind / scenario.ids
             )
         for round_number in range(args.rounds):
             reference = wrk(
@@ -316,14 +391,7 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
                         script=None,
                         args=[],
                     )
-                measured = wrk(
-                    cms.url + path_of(scenario),
-                    connections=scenario.connections,
-                    duration=args.duration,
-                    token=token,
-                    script=scenario.script,
-                    args=[ids_file],
-                )
+                measured = load(scenario, args.duration)
                 result = results[scenario.name]
                 result.ratios.append(measured.rps / reference.rps)
                 result.rps.append(measured.rps)
@@ -335,23 +403,14 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
                     flush=True,
                 )
         for scenario in scenarios:
-            if scenario.p50_target is not None:
+            if scenario.p50_target is not None or scenario.p50_floor_factor is not None or scenario.single:
                 if scenario.refresh_pool:
                     refresh_pool()
-                single = wrk(
-                    cms.url + path_of(scenario),
-                    connections=1,
-                    duration=args.duration,
-                    token=token,
-                    script=scenario.script,
-                    args=[ids_file],
-                )
-                results[scenario.name].p50_single_ms = single.p50_ms
+                results[scenario.name].p50_single_ms = load(scenario, args.duration, connections=1).p50_ms
     finally:
         baseline.stop()
-        for server in references.values():
+        for server in [*references.values(), *servers.values()]:
             server.stop()
-        cms.stop()
     counted = subprocess.run(
         [sys.executable, "-m", "bench.queries", str(work / kind)],
         cwd=ROOT,
@@ -362,16 +421,42 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
     )
     counts = json.loads(counted.stdout.strip().splitlines()[-1])
     for name, result in results.items():
-        result.queries = counts.get(name)
+        result.queries = counts["queries"].get(name)
+        result.peak_kb = counts["peakKB"].get(name)
     return list(results.values())
+
+
+def _of_floor(result: Result, by_name: dict[tuple[str, str], Result], spec: Scenario) -> str:
+    """This scenario's rate as a share of its floor's, paired by round (each ratio is to its own baseline)."""
+    floor = by_name.get((spec.floor, result.database)) if spec.floor else None
+    if floor is None or not floor.ratios:
+        return ""
+    shares = [mine / theirs for mine, theirs in zip(result.ratios, floor.ratios, strict=False) if theirs]
+    return f"{statistics.median(shares):.0%}" if shares else ""
+
+
+def _p50_cell(result: Result, by_name: dict[tuple[str, str], Result], spec: Scenario) -> tuple[str, str]:
+    """The single-connection p50 with its verdict, and the target it was judged by."""
+    if result.p50_single_ms is None:
+        return "", ""
+    cell = f"{result.p50_single_ms:.2f}"
+    if spec.p50_target is not None:
+        return cell + (" ✅" if result.p50_single_ms <= spec.p50_target else " ❌"), f"≤ {spec.p50_target} ms"
+    floor = by_name.get((spec.floor, result.database)) if spec.floor else None
+    if spec.p50_floor_factor is not None and floor is not None and floor.p50_single_ms:
+        limit = spec.p50_floor_factor * floor.p50_single_ms
+        verdict = " ✅" if result.p50_single_ms <= limit else " ❌"
+        return cell + verdict, f"≤ {spec.p50_floor_factor:g}× floor ({limit:.2f} ms)"
+    return cell, ""
 
 
 def table(results: list[Result]) -> str:
     targets = {s.name: s for s in SCENARIOS}
+    by_name = {(result.scenario, result.database): result for result in results}
     lines = [
-        "| scenario | database | ratio median (min–max) | target | req/s median | p99 ms | 1-conn p50 ms | p50 target"
-        " | queries | errors |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| scenario | database | ratio median (min–max) | target | of floor | req/s median | p99 ms | 1-conn p50 ms"
+        " | p50 target | bytes | peak KB | queries | errors |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for result in results:
         spec = targets.get(result.scenario, Scenario(result.scenario, "/"))
@@ -383,20 +468,19 @@ def table(results: list[Result]) -> str:
             p99_cell += (
                 f" {'✅' if p99 < spec.p99_target and result.errors == 0 else '❌'} (< {spec.p99_target:g})"
             )
-        p50 = "" if result.p50_single_ms is None else f"{result.p50_single_ms:.2f}"
-        p50_verdict = ""
-        if spec.p50_target is not None and result.p50_single_ms is not None:
-            p50_verdict = " ✅" if result.p50_single_ms <= spec.p50_target else " ❌"
+        p50, p50_target = _p50_cell(result, by_name, spec)
         name = (
             result.scenario
             if spec.connections == 8
             else f"{result.scenario} ({spec.connections} connections)"
         )
+        size = getattr(result, "bytes", None)
+        peak = getattr(result, "peak_kb", None)
         lines.append(
             f"| {name} | {result.database} | {ratio:.3f} ({min(result.ratios):.3f}–{max(result.ratios):.3f}){verdict}"
-            f" | {'' if spec.target is None else f'≥ {spec.target}×'} | {statistics.median(result.rps):.0f}"
-            f" | {p99_cell} | {p50}{p50_verdict}"
-            f" | {'' if spec.p50_target is None else f'≤ {spec.p50_target} ms'}"
+            f" | {'' if spec.target is None else f'≥ {spec.target}×'} | {_of_floor(result, by_name, spec)}"
+            f" | {statistics.median(result.rps):.0f} | {p99_cell} | {p50} | {p50_target}"
+            f" | {'' if size is None else f'{size:,}'} | {'' if peak is None else f'{peak:,}'}"
             f" | {'' if result.queries is None else result.queries} | {result.errors} |"
         )
     return "\n".join(lines)
@@ -431,6 +515,12 @@ def main() -> int:
     )
     parser.add_argument("--db", default="sqlite,postgres")
     parser.add_argument("--entries", type=int, default=100_000)
+    parser.add_argument(
+        "--imported",
+        type=int,
+        default=10_000,
+        help="WordPress posts imported beside the seeded entries (bench/imported.py); 0 skips those scenarios.",
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--duration", type=int, default=5)
     parser.add_argument("--only", type=lambda text: set(text.split(",")), default=None)

@@ -41,3 +41,19 @@ max_requests_jitter = 2000
 # The application logs every request as JSON with its request id; gunicorn's access log would repeat it.
 accesslog = None
 errorlog = "-"
+
+
+def post_worker_init(worker):
+    """Load every view module now rather than on the first request, then move everything loaded so far out of the
+    garbage collector's reach (``gc.freeze``): a full collection otherwise walks the 200,000 objects of the loaded
+    code and took about 130 ms every few dozen list pages, a tenth of their time (issue 21)."""
+    import gc
+
+    from django.conf import settings
+
+    if settings.configured:
+        from django.urls import get_resolver
+
+        get_resolver().url_patterns  # noqa: B018 (the attribute imports the URL configuration and its views)
+    gc.collect()
+    gc.freeze()

@@ -169,6 +169,12 @@ def keyset_page(
     rows = list(queryset[: limit + 1])
     if row is not None:
         rows = [row(item) for item in rows]
+    return finish_page(rows, keys=keys, limit=limit, tag=tag)
+
+
+def finish_page(rows: list, *, keys: Sequence[SortKey], limit: int, tag: str) -> Page:
+    """The page of ``rows`` read in ``keys`` order, up to ``limit + 1`` of them (one more than the page, which says
+    a next page exists): the page's items and the cursor after its last."""
     next_cursor = None
     if len(rows) > limit:
         rows = rows[:limit]

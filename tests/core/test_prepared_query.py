@@ -29,3 +29,20 @@ def test_values_dicts_are_refused(posts_collection):
 
     with pytest.raises(ValueError, match="values"):
         prepared.fetch(slug="one")
+
+
+def test_list_placeholders_compile_once_per_length_and_empty_lists_match_nothing(posts_collection):
+    entries = [make_entry(posts_collection, {"title": str(n)}, slug=f"e{n}") for n in range(3)]
+
+    def build(ids):
+        return Entry.objects.filter(pk__in=ids).order_by("slug").values_list("slug", flat=False)
+
+    prepared = PreparedQuery(build, lists=("ids",))
+
+    assert prepared.fetch(ids=[entries[2].pk, entries[0].pk]) == [("e0",), ("e2",)]
+    assert prepared.fetch(ids=[entries[1].pk, entries[2].pk]) == [("e1",), ("e2",)]
+    assert prepared.fetch(ids=[entry.pk for entry in entries]) == [("e0",), ("e1",), ("e2",)]
+    assert prepared.fetch(ids=["missing"]) == []
+    assert prepared.fetch(ids=[]) == []
+    # One compiled statement per list length asked for (2, 3 and 1), none for the empty list.
+    assert sorted(key[1] for key in prepared._compiled) == [1, 2, 3]

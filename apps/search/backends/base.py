@@ -91,6 +91,10 @@ class DocumentRow:
     signature: str = field(default="")
 
 
+# Room for one word (with its marks) when cutting a window of words out of a long text.
+WORD_ROOM = 48
+
+
 def excerpt(
     marked: str, *, before: int = 8, words: int = 30, cut_before: bool = False, cut_after: bool = False
 ) -> str:
@@ -102,8 +106,14 @@ def excerpt(
     boundary = first
     while boundary > 0 and not marked[boundary - 1].isspace():
         boundary -= 1
-    head = marked[:boundary].split()
-    tail = marked[boundary:].split()
+    # Only a window around the match is split into words (a body can be thousands of words long, and splitting all
+    # of them was a tenth of a search); a word the window cuts in two is dropped as a cut text's would be.
+    head_from = max(boundary - before * WORD_ROOM, 0) if before else boundary
+    tail_to = boundary + words * WORD_ROOM
+    cut_before = cut_before or head_from > 0
+    cut_after = cut_after or tail_to < len(marked)
+    head = marked[head_from:boundary].split()
+    tail = marked[boundary:tail_to].split()
     if cut_before and head:
         head = head[1:]
     if cut_after and len(tail) > 1:

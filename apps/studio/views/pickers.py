@@ -142,8 +142,9 @@ def pick_entries(request):
                 "title": title if isinstance(title, str) and title.strip() else row.slug,
                 "slug": row.slug,
                 "status": row.status,
-                # Published, with edits not yet published: the badge says "changed".
-                "changed": row.status == "published" and row.live_raw != row.data_raw,
+                # Published, with edits not yet published: the badge says "changed". Rows of readers with drafts
+                # access carry the published text only where it differs from the working copy.
+                "changed": drafts and row.status == "published" and row.live_raw is not None,
             }
         )
     return _json({"data": {"items": items, "collection": collection.slug}})
