@@ -312,11 +312,8 @@ def present_entry_with_rev(seen: Entries) -> EntryWithRevOut:
 
 def _row_state(entry) -> tuple:
     """What an entry's answer depends on that its row says: its version (every write), the time of the last write,
-    and its byline credits (a byline's rename changes the answer, not the entry)."""
-    credits = tuple(
-        (credit.byline_id, credit.role_label, credit.byline.updated_at) for credit in entry.credit_list
-    )
-    return entry.pk, entry.version, entry.updated_at, credits
+    and its byline credits as shown (a byline's rename changes the answer, not the entry)."""
+    return entry.pk, entry.version, entry.updated_at, tuple(entry.credit_list)
 
 
 def entry_freshness(seen: Entries, *, query: dict) -> Freshness:
