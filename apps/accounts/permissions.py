@@ -232,3 +232,6 @@ class OperationPermission(BasePermission):
 
     def is_public_operation(self, operation: str) -> bool:
         return rule_for(operation).public
+
+    def is_anonymous_operation(self, operation: str) -> bool:
+        return rule_for(operation).anonymous
