@@ -85,11 +85,41 @@ def rest_targets(path: Path) -> list[Target]:
             # Paired by round: each is a ratio to the baseline measured just before it, in the same round.
             paired = [m / r for m, r in zip(mcp["ratios"], get_one["ratios"], strict=False) if r]
             targets.append(Target("MCP content_get ÷ REST GET one", database, _median(paired), "≥", 0.6, "×"))
+        targets += imported_targets(by, database)
         mixed = by.get(("mixed32", database))
         if mixed:
             targets.append(Target("mixed workload, 32 clients, p99", database, _median(mixed["p99_ms"]), "<", 250,
                                   " ms", f"{mixed['errors']} errors"))  # fmt: skip
             targets.append(Target("mixed workload, 32 clients, errors", database, mixed["errors"], "<", 1))
+    return targets
+
+
+def imported_targets(by: dict, database: str) -> list[Target]:
+    """Issue 21's targets, on WordPress posts imported through import_wxr (bench/imported.py)."""
+    targets = []
+    for name, what, goal in (
+        ("posts_get_one", "imported posts: REST GET one, ratio to bare hello world", 0.12),
+        ("posts_list50", "imported posts: REST list 50, ratio to bare hello world", 0.045),
+        ("posts_search", "imported posts: search top 20 (mid-frequency word), ratio", 0.08),
+    ):
+        result = by.get((name, database))
+        if result:
+            targets.append(Target(what, database, _median(result["ratios"]), "≥", goal, "×",
+                                  f"{result.get('bytes') or 0:,} bytes"))  # fmt: skip
+    get_one, mcp = by.get(("posts_get_one", database)), by.get(("posts_mcp_get", database))
+    if get_one and mcp:
+        paired = [m / r for m, r in zip(mcp["ratios"], get_one["ratios"], strict=False) if r]
+        targets.append(Target("imported posts: MCP content_get ÷ REST GET one", database, _median(paired), "≥", 1.0,
+                              "×"))  # fmt: skip
+    if database == "postgres":
+        for name, floor, what in (
+            ("posts_get_one", "floor_get_one", "imported posts: GET one 1-connection p50 ÷ raw-SQL floor's"),
+            ("posts_list50", "floor_list50", "imported posts: list 50 1-connection p50 ÷ raw-SQL floor's"),
+        ):
+            mine, theirs = by.get((name, database)), by.get((floor, database))
+            if mine and theirs and mine.get("p50_single_ms") and theirs.get("p50_single_ms"):
+                targets.append(Target(what, database, mine["p50_single_ms"] / theirs["p50_single_ms"], "<", 2.5,
+                                      "×"))  # fmt: skip
     return targets
 
 

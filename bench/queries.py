@@ -89,6 +89,9 @@ def scenario_requests(out: Path) -> dict[str, Callable[[], object]]:
             {
                 "posts_get_one": lambda: client.get(f"/_cms/api/content/posts/{post_id}"),
                 "posts_list50": lambda: client.get("/_cms/api/content/posts?limit=50"),
+                "posts_list50_fields": lambda: client.get(
+                    "/_cms/api/content/posts?limit=50&fields=title,excerpt,featured_image"
+                ),
                 "posts_search": lambda: client.get(
                     f"/_cms/api/search?collections=posts&limit=20&q={SEARCH_WORD}"
                 ),

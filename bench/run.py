@@ -105,6 +105,8 @@ SCENARIOS = [
              floor="floor_get_one", p50_floor_factor=2.5),
     Scenario("posts_list50", "/_cms/api/content/posts?limit=50", target=0.045, floor="floor_list50",
              p50_floor_factor=2.5),
+    # The same page with the fields a front end's index shows (title, excerpt, image): the REST list's ``fields=``.
+    Scenario("posts_list50_fields", "/_cms/api/content/posts?limit=50&fields=title,excerpt,featured_image"),
     Scenario("posts_search", f"/_cms/api/search?collections=posts&limit=20&q={SEARCH_WORD}", target=0.08,
              floor="floor_search", single=True),
     Scenario("posts_mcp_get", "/_cms/api/mcp", "mcp_get.lua", ids="posts_ids.txt", lua_args=("posts",),

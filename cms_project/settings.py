@@ -7,6 +7,7 @@ Production sets ``DATABASE_URL`` (PostgreSQL), ``CMS_BASE_URL``, ``ALLOWED_HOSTS
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 from pathlib import Path
@@ -468,6 +469,30 @@ CMS_CACHE_S_MAXAGE = env_int("CMS_CACHE_S_MAXAGE", 300)
 CMS_CACHE_SWR = env_int("CMS_CACHE_SWR", 86400)
 # JSON and XML answers at least this long are compressed (brotli or gzip, as the client accepts); 0 turns it off.
 CMS_COMPRESS_MIN_BYTES = env_int("CMS_COMPRESS_MIN_BYTES", 1024)
+
+# Image renditions (issue 22, docs/delivery.md): named variants anyone may fetch without a signature
+# (`/media/:id/render/:preset`), and the widths media answers list in `srcset`. Each preset takes w, h, fit
+# (cover|contain), format (webp|avif|jpeg|png) and q, as the signed route does. JSON in the environment replaces them.
+CMS_RENDITION_PRESETS = json.loads(
+    env(
+        "CMS_RENDITION_PRESETS",
+        json.dumps(
+            {
+                "thumbnail": {"w": 200, "h": 200, "fit": "cover", "format": "webp"},
+                "small": {"w": 480, "format": "webp"},
+                "medium": {"w": 960, "format": "webp"},
+                "large": {"w": 1920, "format": "webp"},
+            }
+        ),
+    )
+)
+CMS_RENDITION_WIDTHS = [
+    int(width) for width in env_list("CMS_RENDITION_WIDTHS", ["320", "640", "960", "1280", "1920"])
+]
+# Largest width or height a rendition may ask for, and the largest source (pixels) we decode at all: anything bigger is
+# refused with 422 before its pixels are read (decompression bombs).
+CMS_RENDITION_MAX_DIMENSION = env_int("CMS_RENDITION_MAX_DIMENSION", 4000)
+CMS_RENDITION_MAX_SOURCE_PIXELS = env_int("CMS_RENDITION_MAX_SOURCE_PIXELS", 50_000_000)
 STATIC_URL = "/static/"
 STATIC_ROOT = Path(env("STATIC_ROOT", str(VAR_DIR / "static")))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,11 @@ from django.urls import get_resolver
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cms_project.settings")
 
-application = get_wsgi_application()
+django_application = get_wsgi_application()
+
+# Renditions already stored are answered before Django's request cycle (apps/media/fastpath.py); the rest is Django.
+from apps.media.fastpath import RenditionFastPath  # noqa: E402 (needs the apps loaded above)
+
+application = RenditionFastPath(django_application)
 # Import the URL map and every view while the worker starts, not during the first request it is sent.
 get_resolver().url_patterns  # noqa: B018

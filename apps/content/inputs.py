@@ -84,6 +84,12 @@ class EntryListQuery(Input):
         description="Entries with given terms: terms[category]=news,sport keeps entries in news or sport (or a "
         "descendant of either); several taxonomies must all match.",
     )
+    fields: Str = Field(
+        None,
+        max_length=2000,
+        description="Comma-separated field slugs: each entry's data holds only these fields (those it has). The "
+        "system fields (id, slug, status, dates, bylines, terms) are always there. Default: every field.",
+    )
 
 
 class ContentListIn(EntryListQuery, InCollection):
@@ -91,6 +97,12 @@ class ContentListIn(EntryListQuery, InCollection):
         None,
         description="Only entries with one of these terms (or a descendant) in each taxonomy named, by term slug: "
         '{"category": ["news", "sport"]}.',
+    )
+    fields: list[Slug] = Field(
+        None,
+        max_length=100,
+        description="Field slugs: each entry's data holds only these fields (those it has); the system fields are "
+        "always there. Default: every field.",
     )
     format: Format = Field(
         "json",

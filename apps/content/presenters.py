@@ -223,7 +223,7 @@ def load_extras(entries: Sequence[Entry], *, collection: Collection, drafts: boo
                         wanted.add(value["id"])
         extras.media = media_selectors.media_by_ids(wanted)
     extras.terms = taxonomy_selectors.terms_for_entries(
-        collection=collection, entry_ids=[entry.pk for entry in entries]
+        collection=collection, entry_ids=[entry.pk for entry in entries], entries=entries
     )
     return extras
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import NamedTuple
 
 import orjson
 from django.conf import settings
@@ -20,8 +19,10 @@ from django.db.models.functions import Cast
 from django.db.models.lookups import Exact, IsNull
 
 from apps.accounts.permissions import Actor, authorize, can, require_credentials
+from apps.content.companions import PREFIX as COMPANION
+from apps.content.companions import attach_credits, companion_annotations
 from apps.content.models import Byline, Entry, EntryByline, Revision, Status
-from apps.core.db.jsonkeys import JsonKey
+from apps.core.db.jsonkeys import JsonKey, JsonPick
 from apps.core.db.prepared import PreparedQuery
 from apps.core.errors import Forbidden, NotFound, ValidationError
 from apps.core.ids import is_ulid
@@ -74,7 +75,7 @@ RAW_JSON = {"data_raw": Cast("data", TextField()), "live_raw": Cast("live_data",
 def _for_output(queryset: QuerySet, *, meta: bool = False) -> QuerySet:
     """``meta`` adds the entry's metadata as text (``meta_raw``): only single-entry answers to readers with drafts
     access show it, so no other read pays for a column that can hold an import's comments."""
-    queryset = queryset.defer("data", "live_data", "meta").annotate(**RAW_JSON)
+    queryset = queryset.defer("data", "live_data", "meta").annotate(**RAW_JSON, **companion_annotations())
     return queryset.annotate(meta_raw=Cast("meta", TextField())) if meta else queryset
 
 
@@ -96,7 +97,8 @@ class EntryRow:
     scheduled_at: datetime | None
     deleted_at: datetime | None
     # The stored JSON texts: the working copy (readers with drafts access only) and the published version, which
-    # for readers with drafts access is None where it is the same as the working copy (see ``LIVE_IF_CHANGED``).
+    # for readers with drafts access is None where it is the same as the working copy: most entries' versions are,
+    # and the database compares them so that a list reads half the text (see ``_row_query``).
     data_raw: str | None = None
     live_raw: str | None = None
     sort_value: object = None
@@ -109,6 +111,8 @@ class EntryRow:
     # (see ``media_held``); None when not read, and the presenters then parse the data to find out.
     data_media: bool | None = None
     live_media: bool | None = None
+    # Rows of other tables read with the entry, as JSON text by name (see apps/content/companions.py).
+    companions: dict | None = None
 
     @property
     def pk(self) -> str:
@@ -116,7 +120,7 @@ class EntryRow:
 
 
 # The row's columns read as they are; the others are computed by the query (annotations) or after it.
-_NOT_COLUMNS = {"sort_value", "credit_list", "projected", "has_changes"}
+_NOT_COLUMNS = {"sort_value", "credit_list", "projected", "has_changes", "companions"}
 _NOT_COLUMNS |= {"data_raw", "live_raw", "data_media", "live_media"}
 ROW_FIELDS = tuple(name for name in EntryRow.__slots__ if name not in _NOT_COLUMNS)
 # The comparison ``present_entry`` makes between the stored texts, made by the database, so that the data itself need
@@ -152,16 +156,6 @@ def _holds_any(column: str, slugs: list[str]) -> Case:
     return Case(When(held, then=Value(True)), default=Value(False), output_field=BooleanField())
 
 
-# Readers with drafts access see the published version only where it differs from the working copy, so the database
-# compares the two and sends the published text only then: most entries' versions are the same, and a list of
-# imported posts then reads half the text.
-LIVE_IF_CHANGED = Case(
-    When(Exact(Cast("data", TextField()), Cast("live_data", TextField())), then=Value(None)),
-    default=Cast("live_data", TextField()),
-    output_field=TextField(),
-)
-
-
 def _row_query(
     queryset: QuerySet,
     *,
@@ -169,20 +163,29 @@ def _row_query(
     project: Sequence[str] | None = None,
     drafts: bool = True,
     collection: Collection | None = None,
+    fields: Sequence[str] | None = None,
 ) -> tuple[QuerySet, tuple[str, ...]]:
     """The rows' columns as annotations of ``queryset``, and their names: the stored data as text (``data_raw``, for
     readers with drafts access, and ``live_raw``: for them only where it differs from ``data_raw``, else None) and
     with ``collection`` whether it holds media values (see ``media_held``); or with ``project`` only the named keys of
-    the data (the working copy for readers with drafts access, else the published version) and ``has_changes``."""
+    the data (the working copy for readers with drafts access, else the published version) and ``has_changes``.
+    ``fields`` keeps only those keys of the stored texts (an answer's ``fields=``)."""
     names = (*ROW_FIELDS, "sort_value") if sorted_by_value else ROW_FIELDS
+    companions = companion_annotations()
     if project is None:
         held = media_held(collection, drafts=drafts) if collection is not None else {}
-        raw = {"data_raw": RAW_JSON["data_raw"], "live_raw": LIVE_IF_CHANGED} if drafts else {}
-        raw.setdefault("live_raw", RAW_JSON["live_raw"])
-        return queryset.annotate(**raw, **held), (*names, *raw, *held)
+        if fields is None:
+            data, live = RAW_JSON["data_raw"], RAW_JSON["live_raw"]
+        else:
+            data, live = JsonPick("data", fields), JsonPick("live_data", fields)
+        changed = Case(When(Exact(Cast("data", TextField()), Cast("live_data", TextField())), then=Value(None)),
+                       default=live, output_field=TextField())  # fmt: skip
+        raw = {"data_raw": data, "live_raw": changed} if drafts else {"live_raw": live}
+        return queryset.annotate(**raw, **held, **companions), (*names, *raw, *held, *companions)
     column = "data" if drafts else "live_data"
     keys = {f"projected_{index}": JsonKey(column, key) for index, key in enumerate(project)}
-    return queryset.annotate(**keys, has_changes=HAS_CHANGES), (*names, *keys, "has_changes")
+    annotated = queryset.annotate(**keys, has_changes=HAS_CHANGES, **companions)
+    return annotated, (*names, *keys, "has_changes", *companions)
 
 
 def _rows(queryset: QuerySet, **options) -> QuerySet:
@@ -192,65 +195,16 @@ def _rows(queryset: QuerySet, **options) -> QuerySet:
 
 
 def _row_builder(project: Sequence[str] | None):
-    if project is None:
-        return lambda values: EntryRow(**values)
-
     def build(values: dict) -> EntryRow:
+        companions = {
+            name[len(COMPANION) :]: values.pop(name) for name in list(values) if name.startswith(COMPANION)
+        }
+        if project is None:
+            return EntryRow(**values, companions=companions)
         projected = {key: values.pop(f"projected_{index}") for index, key in enumerate(project)}
-        return EntryRow(**values, projected=projected)
+        return EntryRow(**values, projected=projected, companions=companions)
 
     return build
-
-
-class CreditedByline(NamedTuple):
-    display_name: str
-    user_id: int | None
-    is_guest: bool
-
-
-class Credit(NamedTuple):
-    """One byline credit as read for answers: the attributes of an ``EntryByline`` with its ``byline`` that
-    presenters use, without building two model instances per credit (tuples: built four times faster than frozen
-    dataclasses)."""
-
-    entry_id: str
-    byline_id: str
-    role_label: str
-    byline: CreditedByline
-
-
-# The credits of a page's entries, compiled once per page size (see PreparedQuery): compiling this query took about a
-# quarter of a GET of an imported post, and building model instances for 50 credits and their bylines a fifth of a
-# list page (issue 21).
-_CREDITS_OF_ENTRIES = PreparedQuery(
-    lambda entry_ids: (
-        EntryByline.objects.filter(entry_id__in=entry_ids)
-        .order_by("sort_order")
-        .values_list(
-            "entry_id",
-            "byline_id",
-            "role_label",
-            "byline__display_name",
-            "byline__user_id",
-            "byline__is_guest",
-        )
-    ),
-    lists=("entry_ids",),
-)
-
-
-def attach_credits(entries: list) -> list:
-    """Load the byline credits of ``entries`` in one query, skipping it when none has a primary byline (an entry has
-    credits exactly when it has a primary byline). Sets ``entry.credit_list`` (``Credit`` items)."""
-    credited = [entry.pk for entry in entries if entry.primary_byline_id]
-    by_entry: dict[str, list[Credit]] = {}
-    for entry_id, byline_id, role, name, user_id, guest in _CREDITS_OF_ENTRIES.fetch(entry_ids=credited):
-        by_entry.setdefault(entry_id, []).append(
-            Credit(entry_id, byline_id, role, CreditedByline(name, user_id, guest))
-        )
-    for entry in entries:
-        entry.credit_list = by_entry.get(entry.pk, [])
-    return entries
 
 
 def sortable_fields(collection: Collection) -> list[str]:
@@ -298,12 +252,16 @@ def entry_list(
     cursor: str | None = None,
     limit: int = 50,
     project: Sequence[str] | None = None,
+    fields: Sequence[str] | None = None,
 ) -> Entries:
     """One page of the collection's live (not trashed) entries. ``collection`` must have its fields loaded. ``where``
     narrows the entries further (higher apps' filters, such as terms, built by their selectors); ``byline_id`` keeps
     the entries that credit that byline. ``project`` names the data keys to read instead of the whole data (see
-    ``EntryRow.projected``): for lists that show a title, not the entries."""
+    ``EntryRow.projected``): for lists that show a title, not the entries. ``fields`` keeps only the named fields in
+    the entries' data (an answer's ``fields=``: the system fields beside the data are always there)."""
     authorize(actor, "content.read", public=collection.public)
+    if fields is not None:
+        fields = checked_fields(collection, fields)
     drafts = can_read_drafts(actor)
     if not drafts:
         if status not in (None, Status.PUBLISHED):
@@ -317,7 +275,9 @@ def entry_list(
     # The ordering's name is part of the scope a cursor is bound to, so a cursor of one field's ordering is refused
     # by another's instead of being compared with the wrong values.
     scope = f"entries:{collection.pk}:{int(drafts)}:{ORDER_ALIASES.get(order_by, order_by)}"
-    shape = dict(sorted_by_value=bool(annotation), project=project, drafts=drafts, collection=collection)
+    shape = dict(
+        sorted_by_value=bool(annotation), project=project, drafts=drafts, collection=collection, fields=fields
+    )
     if where is None and not cursor:
         page = _first_page(
             collection, status=status, locale=locale, byline_id=byline_id, keys=keys, annotation=annotation,
@@ -339,6 +299,20 @@ def entry_list(
         )
     attach_credits(page.items)
     return Entries(collection, page.items, drafts, page.next_cursor)
+
+
+def checked_fields(collection: Collection, names: Sequence[str]) -> list[str]:
+    """``names`` as the fields of ``collection`` to answer, in its order, or ValidationError naming the unknown ones."""
+    known = [field.slug for field in collection.fields.all()]
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        listed = ", ".join(map(repr, unknown))
+        raise ValidationError(
+            details={
+                "fields": f"No field {listed} in '{collection.slug}'; its fields are: {', '.join(known)}."
+            }
+        )
+    return [name for name in known if name in set(names)]
 
 
 def _entries_of(
@@ -379,7 +353,8 @@ def _first_page(
     fields = tuple((field.slug, field.type) for field in collection.fields.all())
     project = shape["project"]
     order = tuple((sort_key.name, sort_key.descending) for sort_key in keys)
-    key = (scope, order, fields, given, tuple(project) if project is not None else None, limit)
+    picked = tuple(shape["fields"]) if shape["fields"] is not None else None
+    key = (scope, order, fields, given, tuple(project) if project is not None else None, picked, limit)
     found = _FIRST_PAGES.get(key)
     if found is None:
         _, columns = _row_query(Entry.objects.none(), **shape)

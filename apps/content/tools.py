@@ -129,6 +129,7 @@ def content_list(actor, args: ContentListIn) -> dict:
         locale=args.locale,
         cursor=args.cursor,
         limit=args.limit,
+        fields=args.fields,
     )
     return _as_asked(present_entry_page(seen), collection, args.format)
 

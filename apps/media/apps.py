@@ -19,5 +19,10 @@ class MediaConfig(AppConfig):
                 "media.create": Rule("media:write", Role.AUTHOR),
                 "media.update": Rule("media:write", Role.AUTHOR, any_role=Role.EDITOR),
                 "media.delete": Rule("media:write", Role.AUTHOR, any_role=Role.EDITOR),
+                # Renditions are as public as the media files they come from (GET /media/file/:key is "public").
+                "media.render": Rule(scope=None, public=True),
+                # Minting a signed rendition URL (which anyone may then fetch): whoever may read media. Each URL is
+                # one API call under the rate limit, which is what keeps variants few.
+                "media.rendition_url": Rule("media:read", Role.SUBSCRIBER),
             }
         )

@@ -7,7 +7,9 @@ model changes only that default.
 
 from __future__ import annotations
 
-from apps.core.shapes import Field, Input, Str, Text, Upload, cursor_param, limit_param
+from django.conf import settings
+
+from apps.core.shapes import Field, Input, Str, Text, Upload, choice, cursor_param, limit_param
 
 
 class MediaListIn(Input):
@@ -52,6 +54,13 @@ class MediaUploadIn(Input):
     caption: Text = Field(None, max_length=5000)
 
 
+class FocalPointIn(Input):
+    """Where crops keep the subject: fractions of the width (x) and height (y) from the top left corner."""
+
+    x: float = Field(ge=0, le=1, description="0 is the left edge, 1 the right.")
+    y: float = Field(ge=0, le=1, description="0 is the top edge, 1 the bottom.")
+
+
 class MediaUpdateIn(Input):
     alt: Text | None = Field(None, max_length=1000, description="Alternative text; null or '' clears it.")
     caption: Text | None = Field(None, max_length=5000)
@@ -59,6 +68,47 @@ class MediaUpdateIn(Input):
         None, ge=1, description="Pixels; only for formats whose size could not be read."
     )
     height: int | None = Field(None, ge=1)
+    focalPoint: FocalPointIn | None = Field(
+        None, description="Where cover crops of renditions keep the subject; null centres them."
+    )
+
+
+class RenditionIn(Input):
+    """A rendition's parameters (docs/delivery.md): width and/or height in pixels, how to fit both, format, quality.
+    Pictures are never enlarged."""
+
+    w: int = Field(
+        None,
+        ge=1,
+        le=settings.CMS_RENDITION_MAX_DIMENSION,
+        description="Width in pixels (at most 4000 by default).",
+    )
+    h: int = Field(None, ge=1, le=settings.CMS_RENDITION_MAX_DIMENSION, description="Height in pixels.")
+    fit: choice("cover", "contain") = Field(
+        None,
+        description="With w and h: cover crops to exactly wxh around the focal point (default), contain fits inside.",
+    )
+    format: choice("webp", "avif", "jpeg", "png") = Field(
+        None, description="Default webp; avif where the server supports it."
+    )
+    q: int = Field(None, ge=1, le=100, description="Quality 1-100 for webp, avif and jpeg (default 80).")
+
+
+class RenditionVersionIn(Input):
+    v: Str = Field(
+        None,
+        max_length=16,
+        description="Part of the URLs the API gives for crops: it changes with the focal point, so caches fetch the "
+        "new crop. Ignored by the server.",
+    )
+
+
+class RenditionQueryIn(RenditionIn, RenditionVersionIn):
+    s: Str = Field(None, max_length=64, description="The signature that POST /media/:id/render-url gave.")
+
+
+class RenditionUrlToolIn(RenditionIn, MediaIdIn):
+    pass
 
 
 # pydantic takes the fields of the last base first: the id leads, as the tool's arguments always had it.

@@ -5,12 +5,24 @@ from __future__ import annotations
 
 from typing import Annotated, NotRequired
 
+from django.conf import settings
 from pydantic import Field
 
 from apps.core.shapes import Timestamp, TypedDict
 from apps.core.timefmt import iso
+from apps.media import renditions
 from apps.media.models import MediaItem
 from apps.media.storage import media_url
+
+
+class FocalPointOut(TypedDict):
+    x: Annotated[float, Field(description="Fraction of the width from the left edge, 0-1.")]
+    y: Annotated[float, Field(description="Fraction of the height from the top edge, 0-1.")]
+
+
+class SrcsetOut(TypedDict):
+    width: Annotated[int, Field(description="The rendition's width in pixels.")]
+    url: Annotated[str, Field(description="A signed rendition URL (webp) of that width.")]
 
 
 class MediaOut(TypedDict):
@@ -25,6 +37,22 @@ class MediaOut(TypedDict):
     alt: str
     caption: str
     authorId: Annotated[str | None, Field(description="Who uploaded it; they may edit it.")]
+    focalPoint: Annotated[
+        FocalPointOut | None, Field(description="Where cover crops keep the subject; null centres them.")
+    ]
+    renditions: Annotated[
+        dict[str, str] | None,
+        Field(
+            description="Preset name → URL of that rendition (CMS_RENDITION_PRESETS); null for other files."
+        ),
+    ]
+    srcset: Annotated[
+        list[SrcsetOut] | None,
+        Field(
+            description="Signed URLs of the configured widths (CMS_RENDITION_WIDTHS) up to the image's own, "
+            "narrowest first, for an <img srcset>; null for other files."
+        ),
+    ]
     createdAt: Timestamp
     updatedAt: Timestamp
 
@@ -74,9 +102,28 @@ def present_media(item: MediaItem) -> MediaOut:
         "alt": item.alt,
         "caption": item.caption,
         "authorId": item.author_id,
+        "focalPoint": {"x": item.focal_x, "y": item.focal_y} if item.focal_point else None,
+        **present_renditions(item),
         "createdAt": iso(item.created_at),
         "updatedAt": iso(item.updated_at),
     }
+
+
+def present_renditions(item: MediaItem) -> dict:
+    """``renditions`` and ``srcset`` of an image we can render; null for other files and when none are configured."""
+    if not renditions.renderable(item.mime_type):
+        return {"renditions": None, "srcset": None}
+    presets = {name: renditions.preset_url(item, name) for name in settings.CMS_RENDITION_PRESETS}
+    widths = sorted(set(settings.CMS_RENDITION_WIDTHS))
+    if item.width and widths:
+        # Renditions are never enlarged: past the image's own width a srcset entry would repeat the last one.
+        widest = min(item.width, settings.CMS_RENDITION_MAX_DIMENSION)
+        widths = [width for width in widths if width < widest] + [widest]
+    srcset = [
+        {"width": width, "url": renditions.rendition_url(item, renditions.Params(w=width))}
+        for width in widths
+    ]
+    return {"renditions": presets or None, "srcset": srcset or None}
 
 
 def present_media_created(item: MediaItem, deduplicated: bool) -> MediaCreatedOut:

@@ -30,14 +30,14 @@ from apps.core import events
 from apps.core.db.locks import transaction_lock
 from apps.core.errors import InsufficientStorage, ValidationError, storage_full
 from apps.core.ids import new_id
-from apps.media import storage
+from apps.media import renditions, storage
 from apps.media.analysis import Analysis, analyse, mime_allowed, same_bytes
 from apps.media.errors import MediaTooLarge, MediaTypeRefused, StorageQuotaExceeded
 from apps.media.metadata import without_metadata
 from apps.media.models import MediaItem
 
 logger = logging.getLogger("cms.media")
-EDITABLE = ("alt", "caption", "width", "height")
+EDITABLE = ("alt", "caption", "width", "height", "focalPoint")
 
 
 def clean_filename(name: str | None) -> str:
@@ -267,7 +267,8 @@ def media_create(
 
 @transaction.atomic
 def media_update(*, actor: Actor, item: MediaItem, changes: dict[str, Any]) -> MediaItem:
-    """Change alt text, caption, and (for formats whose header we cannot read) dimensions."""
+    """Change alt text, caption, the focal point (``{x, y}`` or None), and (for formats whose header we cannot read)
+    dimensions."""
     item = MediaItem.objects.select_for_update().get(pk=item.pk)
     authorize(actor, "media.update", owner_id=item.author_id)
     unknown = sorted(set(changes) - set(EDITABLE))
@@ -276,6 +277,9 @@ def media_update(*, actor: Actor, item: MediaItem, changes: dict[str, Any]) -> M
             details={key: f"Not editable; editable: {', '.join(EDITABLE)}." for key in unknown}
         )
     for name, value in changes.items():
+        if name == "focalPoint":
+            item.focal_x, item.focal_y = (value["x"], value["y"]) if value else (None, None)
+            continue
         setattr(item, name, ("" if value is None else value) if name in ("alt", "caption") else value)
     item.save()
     events.media_changed.send(sender=MediaItem, media=item, action="update", deduplicated=False, actor=actor)
@@ -288,10 +292,13 @@ def media_delete(*, actor: Actor, item: MediaItem) -> None:
     item = MediaItem.objects.select_for_update().get(pk=item.pk)
     authorize(actor, "media.delete", owner_id=item.author_id)
     events.media_changed.send(sender=MediaItem, media=item, action="delete", deduplicated=False, actor=actor)
-    key = item.storage_key
+    key, content_hash = item.storage_key, item.content_hash
     item.delete()
     if not MediaItem.objects.filter(storage_key=key).exists():
         transaction.on_commit(lambda: _delete_file(key))
+    if not MediaItem.objects.filter(content_hash=content_hash).exists():
+        # Renditions are kept by content hash: the last item with these bytes takes them along.
+        transaction.on_commit(lambda: renditions.forget(content_hash))
 
 
 def _delete_file(key: str) -> None:

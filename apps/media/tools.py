@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.mcp.registry import tool
-from apps.media import selectors, services
-from apps.media.inputs import MediaIdIn, MediaListToolIn, MediaUpdateToolIn
+from apps.media import renditions, selectors, services
+from apps.media.inputs import MediaIdIn, MediaListToolIn, MediaUpdateToolIn, RenditionUrlToolIn
 from apps.media.presenters import MediaOut, present_media
 
 
@@ -39,7 +39,8 @@ def media_get(actor, args: MediaIdIn) -> MediaOut:
     idempotent=True,
 )
 def media_update(actor, args: MediaUpdateToolIn) -> MediaOut:
-    """Change a media item's alt text, caption or dimensions; what is not sent stays. Entries showing the image
+    """Change a media item's alt text, caption, focal point ({x, y}, fractions 0-1 from the top left; null centres
+    crops) or dimensions; what is not sent stays. Entries showing the image
     pick up the new alt text unless they set their own. Returns the item as media_get shows it.
     """
     changes = {key: value for key, value in args.sent().items() if key != "id"}
@@ -55,3 +56,20 @@ def media_delete(actor, args: MediaIdIn) -> SuccessFlagOut:
     it keep their stored reference. Irreversible. Returns {success: true}."""
     services.media_delete(actor=actor, item=selectors.media_get(media_id=args.id))
     return SUCCESS
+
+
+@tool(
+    "media_rendition_url",
+    title="Get a signed image rendition URL",
+    operation="media.rendition_url",
+    input=RenditionUrlToolIn,
+    read_only=True,
+)
+def media_rendition_url(actor, args: RenditionUrlToolIn) -> dict:
+    """The URL of an image media item resized and re-encoded: w and/or h in pixels (never enlarged), fit "cover"
+    (crop to exactly wxh around the focal point, the default) or "contain", format webp (default), avif, jpeg or png,
+    quality q 1-100. The URL is signed and public: use it as an <img src>. Preset URLs need no signing: media_get lists
+    them under renditions. Returns {url}.
+    """
+    values = {key: value for key, value in args.sent().items() if key != "id"}
+    return {"url": renditions.signed_url(actor, args.id, values)}

@@ -9,6 +9,7 @@ class TaxonomyConfig(AppConfig):
     def ready(self) -> None:
         from apps.accounts import permissions
         from apps.accounts.models import Role
+        from apps.taxonomy import selectors  # noqa: F401 (registers the terms read with every entry)
 
         Rule = permissions.Rule
         permissions.register(

@@ -9,12 +9,15 @@ authorizes) or what content resolves names against.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, OuterRef, Prefetch, Q
 
 from apps.accounts.permissions import Actor, authorize
+from apps.content.companions import companion_rows, register_entry_companion
+from apps.core.db.jsonrows import json_rows
 from apps.core.db.prepared import PreparedQuery
 from apps.core.errors import NotFound, ValidationError
 from apps.core.pagination import Page, SortKey, keyset_page
@@ -134,6 +137,17 @@ def taxonomies_for_collection(collection: Collection) -> list[AttachedTaxonomy]:
 
 
 _TERM_COLUMNS = ("entry_id", "taxonomy_id", "term_id", "term__slug", "term__label", "term__parent_id")
+# An entry's terms, read in its own query (apps/content/companions.py): the same columns (without the entry's id), then
+# what they are sorted by.
+TERMS_COMPANION = "terms"
+register_entry_companion(
+    TERMS_COMPANION,
+    lambda: json_rows(
+        EntryTerm.objects.filter(entry_id=OuterRef("pk")),
+        "entry_id",
+        (*_TERM_COLUMNS[1:], "sort_order", "id"),
+    ),
+)
 # The terms of a page's entries, compiled once per page size (see PreparedQuery): compiling this query took about a
 # quarter of a GET of an imported post (issue 21). It reads every taxonomy's terms of the entries; the caller keeps
 # those that apply.
@@ -148,10 +162,12 @@ _TERMS_OF_ENTRIES = PreparedQuery(
 
 
 def terms_for_entries(
-    *, collection: Collection, entry_ids: list[str]
+    *, collection: Collection, entry_ids: list[str], entries: Sequence | None = None
 ) -> dict[str, dict[str, list[TermRefOut]]] | None:
     """``{entry id: {taxonomy name: [{id, slug, label, parentId}]}}`` for a page of entries, every taxonomy that
-    applies to the collection present (empty lists included). None when no taxonomy applies: nothing to show."""
+    applies to the collection present (empty lists included). None when no taxonomy applies: nothing to show.
+    ``entries`` (the entries of ``entry_ids``) may carry their terms, read with them (``TERMS_COMPANION``): then no
+    query is made."""
     attached = taxonomies_for_collection(collection)
     if not attached:
         return None
@@ -161,6 +177,21 @@ def terms_for_entries(
     }
     if not entry_ids:
         return grouped
+    carried = companion_rows(entries, TERMS_COMPANION) if entries is not None else None
+    if carried is not None:
+        rows = [
+            (entry_id, *row)
+            for entry_id, found in carried.items()
+            for row in sorted(found, key=lambda row: (row[-2], row[-1]))
+        ]
+    else:
+        rows = _TERMS_OF_ENTRIES.fetch(entry_ids=list(dict.fromkeys(entry_ids)))
+    for entry_id, taxonomy_id, term_id, slug, label, parent_id, *_ in rows:
+        if taxonomy_id in names:
+            grouped[entry_id][names[taxonomy_id]].append(
+                {"id": term_id, "slug": slug, "label": label, "parentId": parent_id}
+            )
+    return grouped
     rows = [
         row for row in _TERMS_OF_ENTRIES.fetch(entry_ids=list(dict.fromkeys(entry_ids))) if row[1] in names
     ]

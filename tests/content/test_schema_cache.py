@@ -43,3 +43,43 @@ def test_a_schema_change_made_by_another_process_is_seen_at_the_next_request(adm
 
     assert after.status_code == 200
     assert [item["data"]["title"] for item in after.json()["data"]["items"]] == ["Hello"]
+
+
+def test_an_entry_with_terms_and_bylines_costs_the_same_two_queries(admin_api, posts_collection):
+    """Terms and byline credits are read in the entry's own query (apps/content/companions.py), as imported posts
+    all have them: a GET of one is the token and the entry, and a list page the token and its rows."""
+    from apps.accounts.permissions import Actor
+    from apps.taxonomy import services as taxonomy
+    from tests.factories import make_byline
+
+    system = Actor.system()
+    tags = taxonomy.taxonomy_create(actor=system, name="tag", label="Tags", collections=["posts"])
+    first, second = (
+        taxonomy.term_create(actor=system, taxonomy=tags, label=label) for label in ("Zeta", "Alpha")
+    )
+    writers = [make_byline("Ada", user=admin_api.user), make_byline("Grace")]
+    entries = []
+    for number in range(3):
+        entry = make_entry(
+            posts_collection,
+            {"title": f"Post {number}"},
+            bylines=[{"bylineId": writers[1].pk, "roleLabel": "Photos"}, {"bylineId": writers[0].pk}],
+        )
+        taxonomy.entry_terms_set(actor=system, entry=entry, taxonomy=tags, term_ids=[first.pk, second.pk])
+        entries.append(entry)
+    admin_api.get(entry_url(entries[0]))
+
+    with CaptureQueriesContext(connection) as one:
+        item = admin_api.get(entry_url(entries[0])).json()["data"]["item"]
+    with CaptureQueriesContext(connection) as page:
+        items = admin_api.get(POSTS, {"limit": 3}).json()["data"]["items"]
+
+    assert len(one.captured_queries) == 2
+    assert len(page.captured_queries) == 2
+    for shown in [item, *items]:
+        # In the order they were given, not by name or id.
+        assert [term["label"] for term in shown["terms"]["tag"]] == ["Zeta", "Alpha"]
+        assert [(b["displayName"], b["roleLabel"], b["isGuest"], b["userId"]) for b in shown["bylines"]] == [
+            ("Grace", "Photos", True, None),
+            ("Ada", "", False, admin_api.user.pk),
+        ]

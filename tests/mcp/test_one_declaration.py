@@ -167,6 +167,6 @@ CONVERTED = ["media", "section", "settings", "search"]
 
 def test_these_tools_take_their_rule_from_the_permission_table():
     tools = [tool for tool in registry.builtin_tools() if tool.name.split("_")[0] in CONVERTED]
-    # media_usages (apps/content/tools.py) is the eleventh.
-    assert len(tools) == 11
+    # media_usages (apps/content/tools.py) is the eleventh, media_rendition_url (issue 22) the twelfth.
+    assert len(tools) == 12
     assert [tool.name for tool in tools if tool.operation is None or tool.declared_scope is not None] == []

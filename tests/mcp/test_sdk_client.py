@@ -489,6 +489,7 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
             assert (await call("media_list"))["items"][0]["id"] == media_id
             await call("media_get", {"id": media_id})
             await call("media_update", {"id": media_id, "alt": "Alt"})
+            assert "s=" in (await call("media_rendition_url", {"id": media_id, "w": 2}))["url"]
             assert (await call("media_usages", {"id": media_id}))["items"] == []
             await call("media_delete", {"id": media_id})
             await call("menu_create", {"name": "main", "label": "Main"})

@@ -21,6 +21,19 @@ def upload(client, content: bytes, name: str = "photo.png", **fields):
     return client.post(MEDIA, {"file": SimpleUploadedFile(name, content), **fields}, format="multipart")
 
 
+def render_base(media_id: str) -> str:
+    return f"http://localhost:8000/_cms/api/media/{media_id}/render"
+
+
+def renditions_of(media_id: str) -> dict:
+    """The default presets' URLs; the square crop's carries the version of "no focal point"."""
+    base = render_base(media_id)
+    return {
+        "thumbnail": f"{base}/thumbnail?v=0f92dddc",
+        **{name: f"{base}/{name}" for name in ("small", "medium", "large")},
+    }
+
+
 def files_under(root) -> list:
     return sorted(path for path in root.rglob("*") if path.is_file())
 
@@ -50,10 +63,17 @@ def test_upload_stores_the_bytes_and_answers_the_item(admin_api, admin_user, med
         "alt": "A beach",
         "caption": "Summer",
         "authorId": admin_user.pk,
+        "focalPoint": None,
+        "renditions": renditions_of(data["id"]),
+        # Never wider than the image: its own 40 pixels, signed (tests/media/test_renditions.py).
+        "srcset": [{"width": 40, "url": data["srcset"][0]["url"]}],
         "createdAt": data["createdAt"],
         "updatedAt": data["updatedAt"],
         "deduplicated": False,
     }
+    assert data["srcset"][0]["url"].startswith(
+        f"{render_base(data['id'])}?w=40&fit=cover&format=webp&q=80&s="
+    )
     assert files_under(media_root) == [media_root / key]
     assert (media_root / key).read_bytes() == content
 
@@ -213,6 +233,9 @@ def test_recording_a_file_already_in_storage(admin_api, admin_user, stored_png):
         "alt": "Logo",
         "caption": "",
         "authorId": admin_user.pk,
+        "focalPoint": None,
+        "renditions": renditions_of(data["id"]),
+        "srcset": [{"width": 12, "url": data["srcset"][0]["url"]}],
         "createdAt": data["createdAt"],
         "updatedAt": data["updatedAt"],
         "deduplicated": False,
@@ -371,7 +394,7 @@ def test_patch_refuses_other_keys(admin_api):
     response = admin_api.patch(f"{MEDIA}/{item.pk}", {"filename": "x.png"}, format="json")
     assert response.status_code == 400
     assert response.json()["error"]["details"] == {
-        "filename": "Unknown field; allowed: alt, caption, height, width."
+        "filename": "Unknown field; allowed: alt, caption, focalPoint, height, width."
     }
 
 

@@ -68,6 +68,10 @@ def _written(entry: Entry, status: int = 200):
     return ok(present_entry_with_rev(selectors.entry_as_written(entry)), status=status)
 
 
+def _field_list(text: str | None) -> list[str] | None:
+    return None if text is None else [name.strip() for name in text.split(",") if name.strip()]
+
+
 def _addressed(collection_slug: str, ref: str) -> dict:
     """What a write addresses: an id goes straight to the service, which checks it belongs to the collection under its
     row lock; a slug is looked up first."""
@@ -99,6 +103,7 @@ class EntryViewSet(CmsViewSet):
             locale=self.query.get("locale"),
             cursor=self.query.get("cursor"),
             limit=self.query["limit"],
+            fields=_field_list(self.query.get("fields")),
         )
         if actor.anonymous:
             fresh = page_freshness(seen, query=self.query)
@@ -241,6 +246,7 @@ class EntryViewSet(CmsViewSet):
             collection=_collection(collection),
             cursor=self.query.get("cursor"),
             limit=self.query["limit"],
+            fields=_field_list(self.query.get("fields")),
         )
         return ok(present_entry_page(seen))
 

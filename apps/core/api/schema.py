@@ -28,6 +28,7 @@ ERROR_DESCRIPTIONS = {
     409: "Conflict with the current state (CONFLICT, DUPLICATE_SLUG).",
     413: "The request body is too large (PAYLOAD_TOO_LARGE).",
     415: "The Content-Type of the request body is not one this endpoint takes (UNSUPPORTED_MEDIA_TYPE).",
+    422: "The input is understood but cannot be processed (IMAGE_TOO_LARGE: an image over the rendition pixel limit).",
     429: "Rate limited (RATE_LIMITED); see the Retry-After header.",
     507: "Out of storage: the disk is full (INSUFFICIENT_STORAGE), or the media quota is reached "
     "(STORAGE_QUOTA_EXCEEDED, details show the usage); nothing was stored.",

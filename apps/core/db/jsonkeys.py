@@ -42,3 +42,25 @@ class JsonKey(Expression):
 
     def __repr__(self) -> str:
         return f"JsonKey({self.column!r}, {self.key!r}, numeric={self.numeric})"
+
+
+class JsonPick(Expression):
+    """The JSON object in ``column`` with only the named keys (those it has), as text: a projection of the data that
+    leaves the stored text of the rest unread by the answer."""
+
+    def __init__(self, column: str, keys):
+        super().__init__(output_field=TextField())
+        self.column = column
+        self.keys = [checked_key(key) for key in keys]
+
+    def resolve_expression(self, query=None, allow_joins=True, reuse=None, summarize=False, for_save=False):
+        resolved = self.copy()
+        resolved.target = query.resolve_ref(self.column, allow_joins, reuse, summarize)
+        return resolved
+
+    def as_sql(self, compiler, connection):
+        column_sql, params = compiler.compile(self.target)
+        return get_db_backend(connection).json_pick_sql(column_sql, self.keys), params
+
+    def __repr__(self) -> str:
+        return f"JsonPick({self.column!r}, {self.keys!r})"

@@ -20,10 +20,11 @@ from django.views.decorators.http import require_http_methods, require_POST
 from apps.accounts.permissions import can
 from apps.content.overviews import media_usages
 from apps.core import shapes
-from apps.core.errors import CmsError
+from apps.core.errors import CmsError, ValidationError
 from apps.media.errors import MediaTooLarge
 from apps.media.inputs import MediaUpdateIn
 from apps.media.presenters import present_media
+from apps.media.renditions import renderable
 from apps.media.selectors import media_get, media_list, media_read
 from apps.media.services import media_delete, media_update, media_upload
 from apps.media.uploads import limit_uploads, refuse_declared_oversize
@@ -175,11 +176,34 @@ def _checked_upload_form(request, oversize: list[str]):
     return redirect(_library_url(view=request.POST.get("view") or "grid"))
 
 
+def _saved_values(item) -> dict:
+    focal = item.focal_point
+    return {
+        "alt": item.alt,
+        "caption": item.caption,
+        "focal_x": f"{focal[0]:g}" if focal else "",
+        "focal_y": f"{focal[1]:g}" if focal else "",
+    }
+
+
+def _focal_change(values: dict) -> dict:
+    """The form's two numbers as the service's ``focalPoint``: both empty clears it, one alone is an error."""
+    x, y = values["focal_x"].strip(), values["focal_y"].strip()
+    if not x and not y:
+        return {"focalPoint": None}
+    if not x or not y:
+        raise ValidationError(
+            details={"focalPoint": "Give both numbers, or leave both empty to centre crops."}
+        )
+    return {"focalPoint": {"x": x, "y": y}}
+
+
 def _detail_context(request, item, *, values=None, errors=None) -> dict:
     usages = media_usages(actor=request.actor, media_id=item.pk, limit=USAGES_SHOWN)
     return {
         "item": _row(item),
-        "values": values or {"alt": item.alt, "caption": item.caption},
+        "focal": renderable(item.mime_type),
+        "values": values or _saved_values(item),
         "errors": errors or {},
         "usages": usages.items,
         "usages_truncated": usages.truncated,
@@ -191,20 +215,26 @@ def _detail_context(request, item, *, values=None, errors=None) -> dict:
 @studio_page
 @require_http_methods(["GET", "POST"])
 def media_item(request, media_id: str):
-    """GET shows the item; POST saves its alt text and caption through ``media_update``."""
+    """GET shows the item; POST saves its alt text, caption and (images) focal point through ``media_update``."""
     item = media_read(actor=request.actor, media_id=media_id, with_author=True)
     if request.method == "GET":
         return render_studio(
             request, "studio/media_item.html", _detail_context(request, item), section="media"
         )
-    values = {name: request.POST.get(name, "") for name in ("alt", "caption")}
+    values = {name: request.POST.get(name, "") for name in ("alt", "caption", "focal_x", "focal_y")}
     try:
-        changes = shapes.validate(MediaUpdateIn, values).values()
+        sent = {"alt": values["alt"], "caption": values["caption"]}
+        if renderable(item.mime_type):
+            sent.update(_focal_change(values))
+        changes = shapes.validate(MediaUpdateIn, sent).values()
         media_update(actor=request.actor, item=item, changes=changes)
     except CmsError as exc:
         if exc.status == 403:
             raise
         errors = {str(key): str(text) for key, text in (exc.details or {}).items()} if exc.details else {}
+        # focalPoint.x and focalPoint.y are one control group on the page: one message for both.
+        if "focalPoint" not in errors and any(key.startswith("focalPoint.") for key in errors):
+            errors["focalPoint"] = "Each number must be from 0 to 1."
         context = _detail_context(request, item, values=values, errors=errors or {"form": exc.message})
         return render_studio(request, "studio/media_item.html", context, section="media", status=exc.status)
     messages.success(request, f"Saved {item.filename}.")

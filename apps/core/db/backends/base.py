@@ -34,6 +34,10 @@ class DatabaseBackend(ABC):
         index DDL both take it from here, so the planner sees the index's own expression."""
 
     @abstractmethod
+    def json_pick_sql(self, column_sql: str, keys: list[str]) -> str:
+        """The JSON object ``column_sql`` with only those of ``keys`` it has, as text; NULL when it is NULL."""
+
+    @abstractmethod
     def json_scalar_param(self, value):
         """``value`` as the key expression yields it, for comparing with it."""
 

@@ -20,6 +20,17 @@ class PostgresqlBackend(DatabaseBackend):
         text = f"({column_sql} ->> '{checked_key(key)}')"
         return f"({text})::double precision" if numeric else text
 
+    def json_pick_sql(self, column_sql: str, keys: list[str]) -> str:
+        if not keys:
+            return f"(CASE WHEN {column_sql} IS NULL THEN NULL ELSE '{{}}' END)"
+        wanted = ", ".join(f"'{checked_key(key)}'" for key in keys)
+        return (
+            # Keys are checked field slugs, written as literals like JsonKey's.
+            f"(CASE WHEN {column_sql} IS NULL THEN NULL ELSE COALESCE((SELECT jsonb_object_agg(picked.key, "  # noqa: S608
+            f"picked.value) FROM jsonb_each({column_sql}) AS picked WHERE picked.key IN ({wanted})), '{{}}'::jsonb)"
+            "::text END)"
+        )
+
     def json_scalar_param(self, value):
         # ``->>`` yields text whatever the JSON type, so numbers and booleans are compared as JSON writes them.
         if isinstance(value, str):

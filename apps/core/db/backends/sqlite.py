@@ -15,6 +15,17 @@ class SqliteBackend(DatabaseBackend):
         # numbers as numbers and strings as text, so one expression serves both.
         return f"json_extract({column_sql}, '$.{checked_key(key)}')"
 
+    def json_pick_sql(self, column_sql: str, keys: list[str]) -> str:
+        if not keys:
+            return f"(CASE WHEN {column_sql} IS NULL THEN NULL ELSE '{{}}' END)"
+        wanted = ", ".join(f"'{checked_key(key)}'" for key in keys)
+        # json_each gives arrays and objects as JSON, so json_group_object nests them rather than quoting them.
+        return (
+            # Keys are checked field slugs, written as literals like JsonKey's.
+            f"(CASE WHEN {column_sql} IS NULL THEN NULL ELSE (SELECT json_group_object(picked.key, picked.value) "  # noqa: S608
+            f"FROM json_each({column_sql}) AS picked WHERE picked.key IN ({wanted})) END)"
+        )
+
     def json_scalar_param(self, value):
         return value
 
