@@ -158,7 +158,7 @@ def test_the_locale_filter(admin_api, catalogue, posts_collection):
         (
             {"sort": "slug"},
             {
-                "sort": "Unknown query parameter; allowed: cursor, limit, locale, order, orderBy, status, terms."
+                "sort": "Unknown query parameter; allowed: cursor, fields, limit, locale, order, orderBy, status, terms."
             },
         ),
     ],

@@ -246,7 +246,6 @@ class EntryViewSet(CmsViewSet):
             collection=_collection(collection),
             cursor=self.query.get("cursor"),
             limit=self.query["limit"],
-            fields=_field_list(self.query.get("fields")),
         )
         return ok(present_entry_page(seen))
 
