@@ -114,6 +114,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "apps.core.middleware.RequestContextMiddleware",
+    "apps.core.compression.CompressionMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -465,6 +466,14 @@ CMS_MEDIA_INLINE_TYPES = env_list(
         "video/*",
     ],
 )
+# Public reads (issue 22, docs/delivery.md): how long browsers (max-age) and shared caches such as CDNs (s-maxage) keep
+# an anonymous answer, and how long a cache may serve it stale while it revalidates in the background (seconds).
+CMS_CACHE_MAX_AGE = env_int("CMS_CACHE_MAX_AGE", 60)
+CMS_CACHE_S_MAXAGE = env_int("CMS_CACHE_S_MAXAGE", 300)
+CMS_CACHE_SWR = env_int("CMS_CACHE_SWR", 86400)
+# JSON and XML answers at least this long are compressed (brotli or gzip, as the client accepts); 0 turns it off.
+CMS_COMPRESS_MIN_BYTES = env_int("CMS_COMPRESS_MIN_BYTES", 1024)
+
 # Image renditions (issue 22, docs/delivery.md): named variants anyone may fetch without a signature
 # (`/media/:id/render/:preset`), and the widths media answers list in `srcset`. Each preset takes w, h, fit
 # (cover|contain), format (webp|avif|jpeg|png) and q, as the signed route does. JSON in the environment replaces them.

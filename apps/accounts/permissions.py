@@ -9,6 +9,7 @@ table needs ``admin`` (fail closed). Decisions where SPEC is silent are listed i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rest_framework.permissions import BasePermission
@@ -56,6 +57,11 @@ class Rule:
     any_role: int | None = None
     # Reachable without credentials.
     public: bool = False
+    # Also readable without credentials (issue 22, docs/decisions.md "Public reads and caching"), by the anonymous actor,
+    # but only what the selector vouches is public (``authorize(..., public=...)``): published entries of a collection
+    # marked public, and the site-wide reads a front end renders with (menus, terms, sections, widgets, settings,
+    # search) while at least one collection is public. Everything else stays 401 without a token.
+    anonymous: bool = False
 
 
 RULES: dict[str, Rule] = {
@@ -70,9 +76,17 @@ RULES: dict[str, Rule] = {
 
 FAIL_CLOSED = Rule("admin", Role.ADMIN)
 
+# Whether anything is public at all (a collection is; registered by the schema app, which knows): while nothing is,
+# requests without credentials are refused at the door, before their input is even looked at.
+_public_site: list[Callable[[], bool]] = [lambda: False]
+
 
 def rule_for(operation: str) -> Rule:
     return RULES.get(operation, FAIL_CLOSED)
+
+
+def register_public_site(check: Callable[[], bool]) -> None:
+    _public_site[0] = check
 
 
 def register(rules: dict[str, Rule]) -> None:
@@ -91,6 +105,10 @@ class Actor:
     scopes: frozenset[str] = field(default_factory=frozenset)
     via: str = "token"
     token_id: str | None = None
+
+    @property
+    def anonymous(self) -> bool:
+        return self.via == "anonymous"
 
     @classmethod
     def system(cls) -> Actor:
@@ -123,16 +141,38 @@ class Actor:
         return self.role >= role
 
 
+# No user, no scope, no role: it passes only the anonymous rules, and only for what the selector says is public.
+ANONYMOUS = Actor(user=None, via="anonymous")
+
+
+def require_credentials(actor: Actor | None) -> None:
+    """401 for a reader without credentials, where a signed-in reader would be told more (403, or a list of names)."""
+    if actor is None or actor.anonymous:
+        raise Unauthorized()
+
+
 def _role_label(role: int) -> str:
     return f"{Role(role).label} ({role})" if role in Role.values else str(role)
 
 
-def authorize(actor: Actor | None, operation: str, *, owner_id: str | None = None) -> None:
-    """Raise Unauthorized or Forbidden unless ``actor`` may perform ``operation`` (on an object of ``owner_id``)."""
+def authorize(
+    actor: Actor | None,
+    operation: str,
+    *,
+    owner_id: str | None = None,
+    public: bool | Callable[[], bool] = False,
+) -> None:
+    """Raise Unauthorized or Forbidden unless ``actor`` may perform ``operation`` (on an object of ``owner_id``).
+
+    ``public`` says whether what is read is public (a published entry's collection is public; the site has a public
+    collection): the anonymous reader passes an operation whose rule is ``anonymous`` only then. A callable is asked
+    only for the anonymous reader, so readers with credentials pay nothing for it."""
     rule = rule_for(operation)
     if rule.public:
         return
-    if actor is None:
+    if actor is None or actor.anonymous:
+        if actor is not None and rule.anonymous and (public() if callable(public) else public):
+            return
         raise Unauthorized()
     if not actor.has_scope(rule.scope):
         raise Forbidden(f"Insufficient scope: requires {rule.scope}.", details={"requiredScope": rule.scope})
@@ -181,8 +221,17 @@ class OperationPermission(BasePermission):
     def has_permission(self, request, view) -> bool:
         spec = view.get_endpoint() if hasattr(view, "get_endpoint") else None
         operation = spec.operation if spec else "__undeclared__"
-        authorize(actor_from_request(request), operation)
+        actor = actor_from_request(request)
+        if actor is None and rule_for(operation).anonymous and _public_site[0]():
+            # Without credentials on an operation open to anonymous readers: the selector decides with what it reads
+            # (``authorize(..., public=...)``), which this coarse check cannot know yet.
+            request._cms_actor = ANONYMOUS
+            return True
+        authorize(actor, operation)
         return True
 
     def is_public_operation(self, operation: str) -> bool:
         return rule_for(operation).public
+
+    def is_anonymous_operation(self, operation: str) -> bool:
+        return rule_for(operation).anonymous

@@ -16,7 +16,8 @@ class ContentConfig(AppConfig):
         permissions.register(
             {
                 # Reading published entries; drafts, trash, revisions and compare need "content.read_drafts".
-                "content.read": Rule("content:read", Role.SUBSCRIBER),
+                # Anonymous readers (issue 22): published entries of public collections only (the selector says).
+                "content.read": Rule("content:read", Role.SUBSCRIBER, anonymous=True),
                 "content.read_drafts": Rule("content:read", Role.CONTRIBUTOR),
                 "content.create": Rule("content:write", Role.CONTRIBUTOR),
                 "content.update": Rule("content:write", Role.CONTRIBUTOR, any_role=Role.EDITOR),

@@ -22,6 +22,7 @@ from pydantic import Field, RootModel
 from apps.content.models import Byline, Entry, Revision, Status
 from apps.content.overviews import MediaUsages
 from apps.content.selectors import Comparison, Entries
+from apps.core.httpcache import Freshness, strong_etag
 from apps.core.pagination import Page
 from apps.core.portabletext_markdown import portable_text_to_markdown
 from apps.core.shapes import Timestamp, TypedDict
@@ -30,6 +31,7 @@ from apps.media import selectors as media_selectors
 from apps.media.presenters import present_file_ref, present_image_ref
 from apps.schema.addresses import entry_path
 from apps.schema.models import Collection
+from apps.schema.selectors import current_schema_token
 from apps.taxonomy import selectors as taxonomy_selectors
 from apps.taxonomy.presenters import TermRefOut
 
@@ -324,6 +326,44 @@ def present_entry_with_rev(seen: Entries) -> EntryWithRevOut:
     """One entry (a read, or the answer to a write) with its _rev."""
     entry = seen.items[0]
     return {"item": present_entries(seen)[0], "_rev": entry.rev}
+
+
+# --- validators of public answers (issue 22) ---------------------------------------------------------------------------
+
+
+def _row_state(entry) -> tuple:
+    """What an entry's answer depends on that its row says: its version (every write), the time of the last write,
+    and its byline credits as shown (a byline's rename changes the answer, not the entry)."""
+    return entry.pk, entry.version, entry.updated_at, tuple(entry.credit_list)
+
+
+def entry_freshness(seen: Entries, *, query: dict) -> Freshness:
+    """Validators of one entry's public answer, from what ``entry_read`` read: no presenting needed."""
+    entry = seen.items[0]
+    slug = seen.collection.slug
+    return Freshness(
+        etag=strong_etag(_row_state(entry), sorted(query.items()), current_schema_token()),
+        last_modified=entry.updated_at,
+        keys=(f"collection:{slug}", f"entry:{entry.pk}"),
+    )
+
+
+def page_freshness(seen: Entries, *, query: dict) -> Freshness:
+    """Validators of a page's public answer: the ids and versions of its rows, the next cursor and the query. Its
+    Last-Modified (the newest row's) is informative only: an entry leaving the page moves no time forward, so
+    ``If-Modified-Since`` is not answered 304 for pages (``by_date``)."""
+    slug = seen.collection.slug
+    return Freshness(
+        etag=strong_etag(
+            [_row_state(entry) for entry in seen.items],
+            seen.next_cursor,
+            sorted(query.items()),
+            current_schema_token(),
+        ),
+        last_modified=max((entry.updated_at for entry in seen.items), default=None),
+        keys=(f"collection:{slug}", *(f"entry:{entry.pk}" for entry in seen.items)),
+        by_date=False,
+    )
 
 
 def present_translations(group: str, seen: Entries) -> TranslationsOut:

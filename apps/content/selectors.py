@@ -18,7 +18,7 @@ from django.db.models import BooleanField, Case, Q, QuerySet, TextField, Value, 
 from django.db.models.functions import Cast
 from django.db.models.lookups import Exact, IsNull
 
-from apps.accounts.permissions import Actor, authorize, can
+from apps.accounts.permissions import Actor, authorize, can, require_credentials
 from apps.content.companions import PREFIX as COMPANION
 from apps.content.companions import attach_credits, companion_annotations
 from apps.content.models import Byline, Entry, EntryByline, Revision, Status
@@ -227,6 +227,18 @@ def _order_keys(
     return [SortKey("sort_value", descending, nullable=True), SortKey("id", descending)], annotation
 
 
+def collection_for_reader(*, actor: Actor | None, slug: str) -> Collection:
+    """The collection a read names, from the schema cache. An anonymous reader is answered 401 for an unknown collection
+    as for one that is not public: NOT_FOUND would tell whether it exists, and name the others."""
+    from apps.schema.selectors import collection_for_read
+
+    try:
+        return collection_for_read(slug=slug)
+    except NotFound:
+        require_credentials(actor)
+        raise
+
+
 def entry_list(
     *,
     collection: Collection,
@@ -247,12 +259,13 @@ def entry_list(
     the entries that credit that byline. ``project`` names the data keys to read instead of the whole data (see
     ``EntryRow.projected``): for lists that show a title, not the entries. ``fields`` keeps only the named fields in
     the entries' data (an answer's ``fields=``: the system fields beside the data are always there)."""
-    authorize(actor, "content.read")
+    authorize(actor, "content.read", public=collection.public)
     if fields is not None:
         fields = checked_fields(collection, fields)
     drafts = can_read_drafts(actor)
     if not drafts:
         if status not in (None, Status.PUBLISHED):
+            require_credentials(actor)
             raise Forbidden(
                 "Only published entries are visible to you: reading drafts needs the contributor role or higher.",
                 details={"status": "Only 'published' is available to you."},
@@ -452,7 +465,7 @@ def entry_read(
 ) -> Entries:
     """One entry as ``actor`` may read it (see ``entry_get``); readers with drafts access also get its metadata
     (import bookkeeping, commenters' addresses, ``_importError``), which is for those who may edit."""
-    authorize(actor, "content.read")
+    authorize(actor, "content.read", public=collection.public)
     drafts = can_read_drafts(actor)
     entry = entry_get(collection=collection, actor=actor, ref=ref, locale=locale, with_meta=drafts)
     return Entries(collection, [entry], drafts, meta=drafts)
@@ -485,7 +498,7 @@ def entry_compare(*, actor: Actor | None, collection: Collection, ref: str) -> C
 def translations_read(*, actor: Actor | None, collection: Collection, ref: str) -> tuple[str, Entries]:
     """The entry's translation group and its live entries as ``actor`` may see them: published siblings only without
     drafts access."""
-    authorize(actor, "content.read")
+    authorize(actor, "content.read", public=collection.public)
     entry = entry_get(collection=collection, actor=actor, ref=ref)
     drafts = can_read_drafts(actor)
     siblings = [

@@ -14,7 +14,8 @@ class MenusConfig(AppConfig):
         permissions.register(
             {
                 # SPEC §5: content:read lists menus. Changing the site's navigation is an editor's job.
-                "menus.read": Rule("content:read", Role.SUBSCRIBER),
+                # Anonymous readers while a collection is public (issue 22): a site renders its navigation.
+                "menus.read": Rule("content:read", Role.SUBSCRIBER, anonymous=True),
                 "menus.write": Rule("content:write", Role.EDITOR),
             }
         )

@@ -27,7 +27,7 @@ from apps.core.db.jsonkeys import JsonKey
 from apps.core.errors import NotFound
 from apps.menus.models import ItemType, Menu, MenuItem
 from apps.schema.addresses import entry_path
-from apps.schema.selectors import collections_for_read, title_field
+from apps.schema.selectors import collections_for_read, site_is_public, title_field
 from apps.taxonomy.models import Term
 
 
@@ -74,13 +74,13 @@ class ResolvedItem:
 
 
 def menu_list(*, actor: Actor | None) -> list[Menu]:
-    authorize(actor, "menus.read")
+    authorize(actor, "menus.read", public=site_is_public)
     return list(Menu.objects.order_by("name"))
 
 
 def menu_read(*, actor: Actor | None, name: str) -> tuple[Menu, list[ResolvedItem]]:
     """A menu and its item tree as ``actor`` may see it (drafts' titles only for those who may read drafts)."""
-    authorize(actor, "menus.read")
+    authorize(actor, "menus.read", public=site_is_public)
     return menu_as_seen(actor=actor, menu=menu_get(name=name))
 
 

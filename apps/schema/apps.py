@@ -20,3 +20,5 @@ class SchemaConfig(AppConfig):
                 "schema.write": permissions.Rule("schema:write", Role.ADMIN),
             }
         )
+        # Anonymous reads exist only while a collection is public (issue 22).
+        permissions.register_public_site(selectors.site_is_public)

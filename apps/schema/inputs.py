@@ -80,6 +80,11 @@ class CollectionCreateIn(Input):
         description="The front end's route that shows a draft, with {token} and optionally {url}, {id}, {slug}, "
         "{locale}, e.g. https://site.example/api/preview?token={token}&path={url}. Empty or null: none.",
     )
+    public: bool = Field(
+        False,
+        description="Published entries (and search, menus, terms, sections, widgets and settings) readable without "
+        "a token, with public caching headers; drafts stay private (docs/delivery.md).",
+    )
 
 
 class CollectionUpdateIn(partial(CollectionCreateIn)):

@@ -51,6 +51,12 @@ class CollectionOut(TypedDict):
     previewUrl: Annotated[
         str | None, Doc(description="The front end's draft preview route with {token}; null for none.")
     ]
+    public: Annotated[
+        bool,
+        Doc(
+            description="Published entries are readable without a token, with public caching (docs/delivery.md)."
+        ),
+    ]
     createdAt: Timestamp
     updatedAt: Timestamp
     fields: NotRequired[
@@ -112,6 +118,7 @@ def present_collection(collection: Collection, *, with_fields: bool = False) -> 
         "supports": list(collection.supports),
         "urlPattern": collection.url_pattern or None,
         "previewUrl": collection.preview_url or None,
+        "public": collection.public,
         "createdAt": iso(collection.created_at),
         "updatedAt": iso(collection.updated_at),
     }

@@ -14,7 +14,12 @@ from django.db import connection
 from django.db.models import Prefetch, Subquery
 
 from apps.accounts.permissions import Actor, authorize
-from apps.core.db.request_scalars import NOT_KEPT, forget_request_scalar, request_scalar
+from apps.core.db.request_scalars import (
+    NOT_KEPT,
+    forget_request_scalar,
+    keep_request_scalar,
+    request_scalar,
+)
 from apps.core.errors import NotFound
 from apps.schema.models import Collection, Field, SchemaVersion
 
@@ -93,7 +98,11 @@ def _current_token(*, fresh: bool) -> str | None:
         # The table name is the model's own, never input.
         cursor.execute(f"SELECT token FROM {SchemaVersion._meta.db_table} WHERE id = 1")  # noqa: S608  # nosec B608
         row = cursor.fetchone()
-    return row[0] if row else None
+    token = row[0] if row else None
+    if not fresh:
+        # Requests without a bearer token (anonymous public reads) read it once, not at every schema read.
+        keep_request_scalar(REQUEST_SCALAR, token)
+    return token
 
 
 def collection_for_read(
@@ -152,6 +161,23 @@ def collections_for_read() -> list[Collection]:
             _cache.setdefault(f"id:{collection.pk}", collection)
         _derived["collections:all"] = collections
     return collections
+
+
+def site_is_public() -> bool:
+    """Whether a collection is public (issue 22): then anonymous readers may also read what a site renders with
+    (menus, terms, sections, widgets, settings, search; ``Rule.anonymous`` in apps/accounts/permissions.py)."""
+    return any(collection.public for collection in collections_for_read())
+
+
+def public_collections() -> list[Collection]:
+    """The public collections, by slug: what anonymous readers may read the published entries of."""
+    return [collection for collection in collections_for_read() if collection.public]
+
+
+def current_schema_token() -> str | None:
+    """The schema's version token as the last read of this process found it (a read of a collection revalidates it
+    first): part of the validators of public answers, which change with the schema."""
+    return _cache_token
 
 
 def schema_cached(key: str, load: Callable[[], T]) -> T:

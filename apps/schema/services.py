@@ -32,6 +32,7 @@ COLLECTION_ATTRIBUTES = (
     "supports",
     "url_pattern",
     "preview_url",
+    "public",
 )
 FIELD_ATTRIBUTES = (
     "label",
@@ -103,6 +104,7 @@ def collection_create(
     supports: list[str] | None = None,
     url_pattern: str | None = None,
     preview_url: str | None = None,
+    public: bool = False,
 ) -> Collection:
     authorize(actor, "schema.write")
     _schema_changed()
@@ -131,6 +133,7 @@ def collection_create(
                 supports=list(dict.fromkeys(supports)) if supports is not None else ["drafts", "revisions"],
                 url_pattern=(url_pattern or "").strip(),
                 preview_url=(preview_url or "").strip(),
+                public=bool(public),
             )
     except IntegrityError:
         # Another request created it between our check and our insert.
@@ -156,6 +159,8 @@ def collection_update(*, actor: Actor, collection: Collection, changes: dict[str
     if "supports" in changes:
         problems.update(_check_supports(changes["supports"]))
     problems.update(_check_addresses(changes))
+    if "public" in changes and not isinstance(changes["public"], bool):
+        problems["public"] = "Expected true or false."
     if problems:
         raise ValidationError(details=problems)
     collection = Collection.objects.select_for_update().get(pk=collection.pk)

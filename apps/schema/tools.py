@@ -78,10 +78,12 @@ def schema_create_collection(actor, args: CollectionCreateIn) -> CollectionOut:
     input=CollectionChangeIn,
 )
 def schema_update_collection(actor, args: CollectionChangeIn) -> CollectionOut:
-    """Change a collection's label, description, icon, supports, urlPattern or previewUrl (only the keys sent;
-    null clears urlPattern and previewUrl). An unknown placeholder in a template is [VALIDATION_ERROR] naming it.
+    """Change a collection's labels, description, icon, supports, urlPattern, previewUrl or public flag (only the
+    keys sent; null clears urlPattern and previewUrl). An unknown placeholder in a template is [VALIDATION_ERROR]
+    naming it. ``public``: its published entries become readable without a token, with public caching (drafts stay
+    private).
 
-    Returns the collection with its fields.
+    Returns the collection with its fields. The slug cannot change.
     """
     changes = to_model_names(args.values())
     collection = selectors.collection_get(slug=changes.pop("slug"), with_fields=False)

@@ -16,7 +16,8 @@ class SearchConfig(AppConfig):
         permissions.register(
             {
                 # SPEC §5: content:read searches content; drafts need content.read_drafts as in content lists.
-                "search.read": Rule("content:read", Role.SUBSCRIBER),
+                # Anonymous readers while a collection is public (issue 22): published entries of public collections.
+                "search.read": Rule("content:read", Role.SUBSCRIBER, anonymous=True),
                 "search.stats": Rule("content:read", Role.EDITOR),
                 "search.rebuild": Rule("admin", Role.ADMIN),
             }

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.models import Count, Max, Q
 
-from apps.accounts.permissions import Actor, authorize
+from apps.accounts.permissions import Actor, authorize, require_credentials
 from apps.content.selectors import can_read_drafts
 from apps.core.errors import Forbidden, NotFound, ValidationError
 from apps.core.pagination import SortKey, decode_cursor, encode_cursor
 from apps.core.timefmt import iso
 from apps.schema.models import Collection
-from apps.schema.selectors import collections_for_read
+from apps.schema.selectors import collections_for_read, public_collections, site_is_public
 from apps.search.backends import get_search_backend
 from apps.search.backends.base import Position, SearchRequest
 from apps.search.documents import fold
@@ -89,12 +89,26 @@ def _check_collections(slugs: list[str] | None, name: str) -> tuple[str, ...] | 
     return tuple(dict.fromkeys(searchable[slug].pk for slug in slugs))
 
 
+def _public_only(actor: Actor | None, collection_ids: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """What an anonymous reader searches (issue 22): the public searchable collections, or those named if all are
+    public (401 otherwise, as reading them would be). Readers with credentials search what they named."""
+    if actor is None or not actor.anonymous:
+        return collection_ids
+    public = tuple(c.pk for c in public_collections() if c.supports_feature("search"))
+    if collection_ids is None:
+        return public
+    if not set(collection_ids) <= set(public):
+        require_credentials(actor)
+    return collection_ids
+
+
 def _check_status(actor: Actor | None, status: str) -> str:
     if status not in STATUSES:
         raise ValidationError(
             details={"status": f"'{status}' is not a search status; use published or draft."}
         )
     if status == "draft" and not can_read_drafts(actor):
+        require_credentials(actor)
         raise Forbidden(
             "Only published entries are visible to you: searching drafts needs the contributor role or higher.",
             details={"status": "Only 'published' is available to you."},
@@ -128,7 +142,7 @@ def search(
 ) -> SearchPage:
     """One page of entries matching ``query``, best first, then by id. Any text is a valid query: words, "phrases",
     -exclusions and ``or`` (apps/search/query.py); what cannot match anything gives an empty page."""
-    authorize(actor, "search.read")
+    authorize(actor, "search.read", public=site_is_public)
     if not isinstance(query, str) or not query.strip():
         raise ValidationError(details={query_param: "Required: the words to search for."})
     if len(query) > MAX_QUERY_CHARS:
@@ -139,7 +153,7 @@ def search(
         )
     if not 1 <= limit <= MAX_LIMIT:
         raise ValidationError(details={"limit": f"Between 1 and {MAX_LIMIT}."})
-    collection_ids = _check_collections(collections, "collections")
+    collection_ids = _public_only(actor, _check_collections(collections, "collections"))
     variant = _check_status(actor, status)
     locale = _check_locale(locale)
     tag = _cursor_tag(query, sorted(collection_ids or ()), variant, locale)
@@ -150,7 +164,9 @@ def search(
             raise ValidationError(details={"cursor": "Pass the nextCursor of the previous page unchanged."})
         after = Position(mode, float(key), entry_id)
     parsed = parse(query)
-    if parsed.is_empty:
+    if (
+        parsed.is_empty or collection_ids == ()
+    ):  # () : an anonymous reader and no public searchable collection
         return SearchPage([], None)
     slugs = {c.pk: c.slug for c in collections_for_read()}
     result = get_search_backend().search(
@@ -187,7 +203,7 @@ def search_suggest(
 ) -> list[Suggestion]:
     """Entries whose title, or a word of it, starts with ``query``, ignoring case and accents: whole-title matches
     first, then matches further in, each alphabetically. Two index range scans, whatever the size of the index."""
-    authorize(actor, "search.read")
+    authorize(actor, "search.read", public=site_is_public)
     if not isinstance(query, str) or not query.strip():
         raise ValidationError(details={query_param: "Required: the beginning of a title."})
     if len(query) > MAX_QUERY_CHARS:
@@ -198,7 +214,7 @@ def search_suggest(
         )
     if not 1 <= limit <= MAX_SUGGEST_LIMIT:
         raise ValidationError(details={"limit": f"Between 1 and {MAX_SUGGEST_LIMIT}."})
-    collection_ids = _check_collections(collections, "collections")
+    collection_ids = _public_only(actor, _check_collections(collections, "collections"))
     variant = _check_status(actor, status)
     locale = _check_locale(locale)
     prefix = fold(query)[:200]

@@ -14,11 +14,13 @@ class SiteConfig(AppConfig):
         permissions.register(
             {
                 # Front ends read widgets, sections and settings with content:read; editors arrange the site.
-                "widgets.read": Rule("content:read", Role.SUBSCRIBER),
+                # Anonymous readers too while a collection is public (issue 22): a site renders with them. The
+                # settings' answer holds only what a page shows (title, tagline, address, logo …), no configuration.
+                "widgets.read": Rule("content:read", Role.SUBSCRIBER, anonymous=True),
                 "widgets.write": Rule("content:write", Role.EDITOR),
-                "sections.read": Rule("content:read", Role.SUBSCRIBER),
+                "sections.read": Rule("content:read", Role.SUBSCRIBER, anonymous=True),
                 "sections.write": Rule("content:write", Role.EDITOR),
-                "settings.read": Rule("content:read", Role.SUBSCRIBER),
+                "settings.read": Rule("content:read", Role.SUBSCRIBER, anonymous=True),
                 # Site settings are configuration: the admin scope and role.
                 "settings.write": Rule("admin", Role.ADMIN),
             }

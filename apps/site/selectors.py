@@ -11,6 +11,7 @@ from django.db.models import Prefetch, Q
 from apps.accounts.permissions import Actor, authorize
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, SortKey, keyset_page
+from apps.schema.selectors import site_is_public
 from apps.site.models import Section, SiteSettings, Widget, WidgetArea
 
 SECTION_ORDER = (SortKey("slug"), SortKey("id"))
@@ -23,12 +24,12 @@ def _with_widgets(queryset):
 
 
 def widget_area_list(*, actor: Actor | None) -> list[WidgetArea]:
-    authorize(actor, "widgets.read")
+    authorize(actor, "widgets.read", public=site_is_public)
     return list(_with_widgets(WidgetArea.objects.order_by("name")))
 
 
 def widget_area_read(*, actor: Actor | None, name: str) -> WidgetArea:
-    authorize(actor, "widgets.read")
+    authorize(actor, "widgets.read", public=site_is_public)
     return widget_area_get(name=name)
 
 
@@ -58,7 +59,7 @@ def section_list(
     limit: int = 50,
 ) -> Page[Section]:
     """Sections by slug. ``search`` matches words of the title or of a keyword, case-insensitively."""
-    authorize(actor, "sections.read")
+    authorize(actor, "sections.read", public=site_is_public)
     sections = Section.objects.all()
     if source:
         sections = sections.filter(source=source)
@@ -70,7 +71,7 @@ def section_list(
 
 
 def section_read(*, actor: Actor | None, slug: str) -> Section:
-    authorize(actor, "sections.read")
+    authorize(actor, "sections.read", public=site_is_public)
     return section_get(slug=slug)
 
 
@@ -82,7 +83,7 @@ def section_get(*, slug: str) -> Section:
 
 
 def settings_read(*, actor: Actor | None) -> SiteSettings:
-    authorize(actor, "settings.read")
+    authorize(actor, "settings.read", public=site_is_public)
     return site_settings()
 
 

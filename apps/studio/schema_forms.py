@@ -282,6 +282,7 @@ def read_collection_form(post, *, creating: bool) -> dict[str, Any]:
         "supports": [item for item in post.getlist("supports")],
         "url_pattern": post.get("urlPattern", "").strip(),
         "preview_url": post.get("previewUrl", "").strip(),
+        "public": post.get("public") == "on",
     }
     if creating:
         values["slug"] = post.get("slug", "").strip()
@@ -298,6 +299,7 @@ def collection_values(collection) -> dict[str, Any]:
         "supports": list(collection.supports),
         "url_pattern": collection.url_pattern,
         "preview_url": collection.preview_url,
+        "public": collection.public,
     }
 
 

@@ -15,7 +15,8 @@ class TaxonomyConfig(AppConfig):
         permissions.register(
             {
                 # SPEC §5: content:read lists taxonomy terms, content:write creates them.
-                "taxonomies.read": Rule("content:read", Role.SUBSCRIBER),
+                # Anonymous readers while a collection is public (issue 22): a site renders its terms.
+                "taxonomies.read": Rule("content:read", Role.SUBSCRIBER, anonymous=True),
                 # A taxonomy's definition (which collections it applies to) is structure, like the schema.
                 "taxonomies.write": Rule("schema:write", Role.ADMIN),
                 "terms.create": Rule("content:write", Role.AUTHOR),

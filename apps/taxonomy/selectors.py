@@ -23,7 +23,7 @@ from apps.core.errors import NotFound, ValidationError
 from apps.core.pagination import Page, SortKey, keyset_page
 from apps.core.slugs import slugify
 from apps.schema.models import Collection
-from apps.schema.selectors import schema_cached
+from apps.schema.selectors import schema_cached, site_is_public
 from apps.taxonomy.models import EntryTerm, Taxonomy, Term
 
 if TYPE_CHECKING:
@@ -45,12 +45,12 @@ def _with_collections(queryset):
 
 
 def taxonomy_list(*, actor: Actor | None) -> list[Taxonomy]:
-    authorize(actor, "taxonomies.read")
+    authorize(actor, "taxonomies.read", public=site_is_public)
     return list(_with_collections(Taxonomy.objects.order_by("name")))
 
 
 def taxonomy_read(*, actor: Actor | None, name: str) -> Taxonomy:
-    authorize(actor, "taxonomies.read")
+    authorize(actor, "taxonomies.read", public=site_is_public)
     return taxonomy_get(name=name)
 
 
@@ -74,7 +74,7 @@ def term_list(
 ) -> Page[Term]:
     """A page of the terms of the taxonomy named ``taxonomy``, by slug; ``parent_id`` keeps one level ("" the
     top-level terms)."""
-    authorize(actor, "taxonomies.read")
+    authorize(actor, "taxonomies.read", public=site_is_public)
     target = taxonomy_get(name=taxonomy)
     terms = Term.objects.filter(taxonomy=target)
     if parent_id is not None:
@@ -99,7 +99,7 @@ def term_list_counted(
 
 
 def term_read(*, actor: Actor | None, taxonomy: str, slug: str) -> Term:
-    authorize(actor, "taxonomies.read")
+    authorize(actor, "taxonomies.read", public=site_is_public)
     return term_get(taxonomy=taxonomy_get(name=taxonomy), slug=slug)
 
 
@@ -252,7 +252,7 @@ def _with_descendants(taxonomy_id: str, slugs: list[str]) -> list[str]:
 def taxonomy_terms(*, actor: Actor | None, taxonomy: str) -> list[Term]:
     """Every term of the taxonomy named ``taxonomy`` in one read, by label: for pickers that show them all at once (a
     hierarchical taxonomy's tree of checkboxes). Pages of them are ``term_list``'s."""
-    authorize(actor, "taxonomies.read")
+    authorize(actor, "taxonomies.read", public=site_is_public)
     target = taxonomy_get(name=taxonomy)
     return list(Term.objects.filter(taxonomy=target).order_by("label", "slug", "id"))
 
@@ -266,7 +266,7 @@ def entry_term_refs(*, entry_id: str, collection: Collection) -> dict[str, list[
 def terms_named(*, actor: Actor | None, taxonomy: str, names: list[str]) -> dict[str, Term]:
     """The terms of ``taxonomy`` that ``names`` (labels or slugs, as people type tags) name, by the name given: a term
     whose label matches (case aside) or whose slug is the name's slug. Names that match nothing are absent."""
-    authorize(actor, "taxonomies.read")
+    authorize(actor, "taxonomies.read", public=site_is_public)
     target = taxonomy_get(name=taxonomy)
     wanted = {name: slugify(name) for name in names if name.strip()}
     if not wanted:
@@ -291,7 +291,7 @@ def term_counts(
     """How many entries carry each term of ``taxonomy`` (or of the terms ``term_ids``), in one query; terms no entry
     carries are absent. Drafts and trashed entries count: they are the entries that lose the term when it is
     deleted."""
-    authorize(actor, "taxonomies.read")
+    authorize(actor, "taxonomies.read", public=site_is_public)
     rows = EntryTerm.objects.filter(taxonomy=taxonomy)
     if term_ids is not None:
         rows = rows.filter(term_id__in=term_ids)

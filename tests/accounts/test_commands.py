@@ -24,6 +24,9 @@ def test_cms_setup_creates_the_first_admin_once_and_prints_a_working_token():
     admin = User.objects.get()
     assert (admin.email, admin.name, admin.role) == ("owner@example.com", "Owner", Role.ADMIN)
     assert ApiClient().as_token(raw).get("/_cms/api/admin/api-tokens").status_code == 200
+    # The first run says how a front end reads content: a public collection, or a subscriber's read-only token.
+    assert '{"public": true}' in output
+    assert "cms_token create --email <their email> --scopes content:read --name front-end" in output
 
     again = run("cms_setup", "--email", "other@example.com", "--print-token")
     assert "already exists (owner@example.com)" in again

@@ -153,3 +153,23 @@ def test_collection_forms_and_the_confirmations(studio_browser, transactional_db
     fields = api.get("/_cms/api/schema/collections/posts/fields").json()["data"]["items"]
     assert [(field["slug"], field["type"]) for field in fields] == [("title", "string"), ("views", "string")]
     assert api.get("/_cms/api/schema/collections/recipes").status_code == 200
+
+
+def test_make_a_collection_public(studio_browser, transactional_db, client_for):
+    """The collection form's "Public" checkbox (issue 22): ticked and saved, anonymous readers read the published
+    entries; the collection's page says it is public."""
+    posts = make_collection("posts", label="Posts", fields=[("title", "string")])
+    entry = make_entry(posts, {"title": "Hello"}, status="published")
+    me = admin(studio_browser)
+    page = me.page
+    page.goto("/_cms/admin/schema/posts/edit")
+    public = page.get_by_label("Public (readable without a token)")
+    expect(public).not_to_be_checked()
+    public.check()
+    me.check("schema-collection-public")
+    page.get_by_role("button", name="Save collection").click()
+    expect(page.locator(".meta")).to_contain_text("public")
+    anonymous = client_for(Role.ADMIN, ["admin"]).as_token(None)
+    assert anonymous.get(f"/_cms/api/content/posts/{entry.pk}").status_code == 200
+    page.goto("/_cms/admin/schema/posts/edit")
+    expect(page.get_by_label("Public (readable without a token)")).to_be_checked()

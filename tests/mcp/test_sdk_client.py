@@ -443,6 +443,7 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
             await call("schema_list_collections")
             await call("schema_get_collection", {"slug": "posts"})
             await call("schema_create_collection", {"slug": "scratch", "label": "Scratch"})
+            await call("schema_update_collection", {"slug": "scratch", "public": True})
             await call(
                 "schema_create_field",
                 {"collection": "scratch", "slug": "note", "label": "Note", "type": "text"},

@@ -53,6 +53,18 @@ def test_collections_and_fields(admin_mcp, admin_api):
     assert not Collection.objects.filter(slug="recipes").exists()
 
 
+def test_a_collection_is_made_public_through_the_tools(admin_mcp, admin_api):
+    created = admin_mcp.ok("schema_create_collection", {"slug": "pages", "label": "Pages", "public": True})
+    assert created["public"] is True
+    changed = admin_mcp.ok(
+        "schema_update_collection", {"slug": "pages", "public": False, "label": "Site pages"}
+    )
+    assert (changed["public"], changed["label"]) == (False, "Site pages")
+    assert changed == admin_api.get("/_cms/api/schema/collections/pages?includeFields=true").json()["data"]
+    text, _ = admin_mcp.fails("schema_update_collection", {"slug": "nowhere", "public": True})
+    assert text.startswith("[NOT_FOUND] ")
+
+
 def test_deleting_a_collection_with_entries_needs_force(admin_mcp):
     posts = make_collection("posts", fields=[("title", "string")])
     make_entry(posts, {"title": "x"})

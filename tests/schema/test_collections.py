@@ -26,6 +26,7 @@ def collection_body(collection: Collection, **overrides) -> dict:
         "supports": collection.supports,
         "urlPattern": collection.url_pattern or None,
         "previewUrl": collection.preview_url or None,
+        "public": collection.public,
         "createdAt": iso(collection.created_at),
         "updatedAt": iso(collection.updated_at),
         **overrides,
@@ -199,7 +200,8 @@ def test_create_refuses_unknown_keys(admin_api):
     )
     assert response.status_code == 400
     assert problem(response)["details"] == {
-        "colour": "Unknown field; allowed: description, icon, label, labelSingular, previewUrl, slug, supports, urlPattern."
+        "colour": "Unknown field; allowed: description, icon, label, labelSingular, previewUrl, public, slug, supports, "
+        "urlPattern."
     }
 
 

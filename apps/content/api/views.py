@@ -34,6 +34,8 @@ from apps.content.presenters import (
     RevisionOut,
     RevisionPageOut,
     TranslationsOut,
+    entry_freshness,
+    page_freshness,
     present_byline,
     present_comparison,
     present_entry_page,
@@ -46,6 +48,7 @@ from apps.content.presenters import (
 )
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
 from apps.core.errors import NotFound, ValidationError
+from apps.core.httpcache import NOT_MODIFIED, public_answer, small_answer
 from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.core.shapes import paged
 from apps.delivery import selectors as delivery_selectors
@@ -56,6 +59,11 @@ from apps.taxonomy import selectors as taxonomy_selectors
 
 def _collection(slug: str):
     return schema_selectors.collection_for_read(slug=slug)
+
+
+def _readable(request, slug: str):
+    """The collection a read names (an anonymous reader gets 401 for an unknown one, see ``collection_for_reader``)."""
+    return selectors.collection_for_reader(actor=actor_from_request(request), slug=slug)
 
 
 def _written(entry: Entry, status: int = 200):
@@ -97,15 +105,18 @@ class EntryViewSet(CmsViewSet):
         "content.read",
         query=EntryListQuery,
         response=paged(EntryOut),
+        bodiless=NOT_MODIFIED,
         error_code="CONTENT_LIST_ERROR",
         summary="List entries",
     )
     def list(self, request, collection: str):
-        """Entries of the collection, newest first by default. Readers below contributor see published entries only."""
-        target = _collection(collection)
+        """Entries of the collection, newest first by default. Readers below contributor see published entries only;
+        without a token, published entries of a public collection, with public caching headers (docs/delivery.md)."""
+        target = _readable(request, collection)
+        actor = actor_from_request(request)
         seen = selectors.entry_list(
             collection=target,
-            actor=actor_from_request(request),
+            actor=actor,
             where=taxonomy_selectors.entry_filter(collection=target, filters=self.query.get("terms")),
             status=self.query.get("status"),
             order_by=self.query["orderBy"],
@@ -115,6 +126,9 @@ class EntryViewSet(CmsViewSet):
             limit=self.query["limit"],
             fields=_field_list(self.query.get("fields")),
         )
+        if actor.anonymous:
+            fresh = page_freshness(seen, query=self.query)
+            return public_answer(request, fresh, lambda: present_entry_page(seen))
         return ok(present_entry_page(seen))
 
     @endpoint(
@@ -140,18 +154,31 @@ class EntryViewSet(CmsViewSet):
         return _written(entry, status=201)
 
     @endpoint(
-        "content.read", query=EntryGetQuery, response=EntryWithRevOut, summary="Get an entry by id or slug"
+        "content.read",
+        query=EntryGetQuery,
+        response=EntryWithRevOut,
+        bodiless=NOT_MODIFIED,
+        summary="Get an entry by id or slug",
     )
     def retrieve(self, request, collection: str, ref: str):
-        """With ``?preview=<token>`` or the header ``X-CMS-Preview: <token>`` (from ``POST …/preview``), the working
-        copy of the entry the token was minted for, without any other credential (``private, no-store``)."""
+        """Without a token: a published entry of a public collection, with public caching headers; a conditional
+        request whose copy is current is answered 304 (docs/delivery.md). With ``?preview=<token>`` or the header
+        ``X-CMS-Preview: <token>`` (from ``POST …/preview``), the working copy of the entry the token was minted for,
+        without any other credential (``private, no-store``: see ``preview``)."""
+        actor = actor_from_request(request)
         seen = selectors.entry_read(
-            actor=actor_from_request(request),
-            collection=_collection(collection),
+            actor=actor,
+            collection=_readable(request, collection),
             ref=ref,
             locale=self.query.get("locale"),
         )
-        return ok(_linked(present_entry_with_rev(seen), seen.collection, self.query["resolveLinks"]))
+        resolve_links = self.query["resolveLinks"]
+        if actor.anonymous:
+            fresh = entry_freshness(seen, query=self.query)
+            return public_answer(
+                request, fresh, lambda: _linked(present_entry_with_rev(seen), seen.collection, resolve_links)
+            )
+        return ok(_linked(present_entry_with_rev(seen), seen.collection, resolve_links))
 
     @endpoint("content.preview_read", query=EntryPreviewQuery, response=EntryWithRevOut)
     def preview(self, request, collection: str, ref: str):
@@ -285,12 +312,19 @@ class EntryViewSet(CmsViewSet):
         source = selectors.entry_get(collection=_collection(collection), actor=None, ref=ref, for_update=True)
         return _written(services.entry_duplicate(actor=actor_from_request(request), entry=source), status=201)
 
-    @endpoint("content.read", response=TranslationsOut, summary="List an entry's translations")
+    @endpoint(
+        "content.read",
+        response=TranslationsOut,
+        bodiless=NOT_MODIFIED,
+        summary="List an entry's translations",
+    )
     def translations(self, request, collection: str, ref: str):
+        actor = actor_from_request(request)
         group, seen = selectors.translations_read(
-            actor=actor_from_request(request), collection=_collection(collection), ref=ref
+            actor=actor, collection=_readable(request, collection), ref=ref
         )
-        return ok(present_translations(group, seen))
+        keys = (f"collection:{collection}", *(f"entry:{entry.pk}" for entry in seen.items))
+        return small_answer(request, present_translations(group, seen), public=actor.anonymous, keys=keys)
 
     @endpoint(
         "content.read_drafts",

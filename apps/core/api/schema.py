@@ -146,6 +146,13 @@ class CmsAutoSchema(AutoSchema):
             for permission in self.view.get_permissions()
         )
 
+    def _allows_anonymous(self) -> bool:
+        spec = self._endpoint()
+        return spec is not None and any(
+            getattr(permission, "is_anonymous_operation", lambda _op: False)(spec.operation)
+            for permission in self.view.get_permissions()
+        )
+
     def _is_list_view(self, serializer=None):
         # Our lists answer one enveloped page object, never a bare array.
         return False if self._endpoint() else super()._is_list_view(serializer)
@@ -206,7 +213,10 @@ class CmsAutoSchema(AutoSchema):
         return responses
 
     def get_auth(self):
-        return [] if self._is_public() else super().get_auth()
+        if self._is_public():
+            return []
+        # Reads open to anonymous readers of public collections (docs/delivery.md): the token is optional.
+        return [*super().get_auth(), {}] if self._allows_anonymous() else super().get_auth()
 
     def get_summary(self):
         spec = self._endpoint()

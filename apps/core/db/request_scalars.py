@@ -46,6 +46,14 @@ def request_scalar(name: str):
     return NOT_KEPT if kept is None else kept.get(name, NOT_KEPT)
 
 
+def keep_request_scalar(name: str, value) -> None:
+    """Keep ``value`` for ``name`` for the rest of this request: what a request without the carrying query read itself,
+    so that it reads it once."""
+    kept = _kept_scalars.get()
+    if kept is not None:
+        kept[name] = value
+
+
 def forget_request_scalar(name: str) -> None:
     """Drop a kept value once this request has changed what it reflects (later reads query it again)."""
     kept = _kept_scalars.get()

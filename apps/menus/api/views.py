@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from apps.accounts.permissions import actor_from_request
 from apps.core.api.views import CmsViewSet, endpoint, ok
+from apps.core.httpcache import NOT_MODIFIED, small_answer
 from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.menus import selectors, services
 from apps.menus.inputs import MenuCreateIn, MenuItemIn, MenuItemUpdateIn, MenuUpdateIn, ReorderIn, item_values
@@ -28,9 +29,11 @@ def _one_item(request, item) -> MenuItemOut:
 
 
 class MenuViewSet(CmsViewSet):
-    @endpoint("menus.read", response=MenuListOut, summary="List menus")
+    @endpoint("menus.read", bodiless=NOT_MODIFIED, response=MenuListOut, summary="List menus")
     def list(self, request):
-        return ok(present_menus(selectors.menu_list(actor=actor_from_request(request))))
+        actor = actor_from_request(request)
+        menus = present_menus(selectors.menu_list(actor=actor))
+        return small_answer(request, menus, public=actor.anonymous, keys=("menus",))
 
     @endpoint(
         "menus.write", body=MenuCreateIn, response=MenuOut, status=201, errors=(409,), summary="Create a menu"
@@ -39,9 +42,15 @@ class MenuViewSet(CmsViewSet):
         menu = services.menu_create(actor=actor_from_request(request), **self.body)
         return ok(present_menu(menu), status=201)
 
-    @endpoint("menus.read", response=MenuDetailOut, summary="Get a menu with its items, ordered and nested")
+    @endpoint(
+        "menus.read",
+        bodiless=NOT_MODIFIED,
+        response=MenuDetailOut,
+        summary="Get a menu with its items, ordered and nested",
+    )
     def retrieve(self, request, name: str):
-        return ok(_detail(request, name))
+        public = actor_from_request(request).anonymous
+        return small_answer(request, _detail(request, name), public=public, keys=("menus", f"menu:{name}"))
 
     @endpoint("menus.write", body=MenuUpdateIn, response=MenuOut, summary="Rename a menu's label")
     def update(self, request, name: str):

@@ -6,10 +6,9 @@ others, and every error, use the envelope.
 
 from __future__ import annotations
 
-from rest_framework.response import Response
-
 from apps.accounts.permissions import actor_from_request
 from apps.core.api.views import CmsAPIView, endpoint, ok
+from apps.core.httpcache import NOT_MODIFIED, small_answer
 from apps.search import selectors, services
 from apps.search.inputs import RebuildIn, SearchQueryIn, SuggestQueryIn, split_collections
 from apps.search.presenters import (
@@ -26,13 +25,19 @@ from apps.search.presenters import (
 
 class SearchView(CmsAPIView):
     @endpoint(
-        "search.read", query=SearchQueryIn, response=SearchPageOut, envelope=False, summary="Search entries"
+        "search.read",
+        bodiless=NOT_MODIFIED,
+        query=SearchQueryIn,
+        response=SearchPageOut,
+        envelope=False,
+        summary="Search entries",
     )
     def get(self, request):
         """Entries whose searchable text matches ``q``, best first (then by id), with a snippet marking the matches.
         Any text is a valid query; what cannot match gives an empty list."""
+        actor = actor_from_request(request)
         page = selectors.search(
-            actor=actor_from_request(request),
+            actor=actor,
             query=self.query["q"],
             collections=split_collections(self.query.get("collections")),
             status=self.query["status"],
@@ -40,22 +45,31 @@ class SearchView(CmsAPIView):
             limit=self.query["limit"],
             cursor=self.query.get("cursor"),
         )
-        return Response(present_page(page))
+        return small_answer(
+            request, present_page(page), public=actor.anonymous, keys=("search",), envelope=False
+        )
 
 
 class SuggestView(CmsAPIView):
-    @endpoint("search.read", query=SuggestQueryIn, response=SuggestionListOut, summary="Suggest titles")
+    @endpoint(
+        "search.read",
+        bodiless=NOT_MODIFIED,
+        query=SuggestQueryIn,
+        response=SuggestionListOut,
+        summary="Suggest titles",
+    )
     def get(self, request):
         """Titles starting with ``q``, or with a word starting with it, ignoring case and accents (autocomplete)."""
+        actor = actor_from_request(request)
         items = selectors.search_suggest(
-            actor=actor_from_request(request),
+            actor=actor,
             query=self.query["q"],
             collections=split_collections(self.query.get("collections")),
             status=self.query["status"],
             locale=self.query.get("locale"),
             limit=self.query["limit"],
         )
-        return ok(present_suggestions(items))
+        return small_answer(request, present_suggestions(items), public=actor.anonymous, keys=("search",))
 
 
 class RebuildView(CmsAPIView):

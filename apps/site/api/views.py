@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from apps.accounts.permissions import actor_from_request
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
+from apps.core.httpcache import NOT_MODIFIED, small_answer
 from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.core.shapes import paged
 from apps.site import selectors, services
@@ -34,9 +35,16 @@ from apps.site.presenters import (
 
 
 class WidgetAreaViewSet(CmsViewSet):
-    @endpoint("widgets.read", response=WidgetAreaListOut, summary="List widget areas with their widgets")
+    @endpoint(
+        "widgets.read",
+        bodiless=NOT_MODIFIED,
+        response=WidgetAreaListOut,
+        summary="List widget areas with their widgets",
+    )
     def list(self, request):
-        return ok(present_widget_areas(selectors.widget_area_list(actor=actor_from_request(request))))
+        actor = actor_from_request(request)
+        areas = present_widget_areas(selectors.widget_area_list(actor=actor))
+        return small_answer(request, areas, public=actor.anonymous, keys=("widgets",))
 
     @endpoint(
         "widgets.write",
@@ -50,11 +58,16 @@ class WidgetAreaViewSet(CmsViewSet):
         area = services.widget_area_create(actor=actor_from_request(request), **self.body)
         return ok(present_widget_area(selectors.widget_area_get(name=area.name)), status=201)
 
-    @endpoint("widgets.read", response=WidgetAreaOut, summary="Get a widget area with its widgets in order")
+    @endpoint(
+        "widgets.read",
+        bodiless=NOT_MODIFIED,
+        response=WidgetAreaOut,
+        summary="Get a widget area with its widgets in order",
+    )
     def retrieve(self, request, name: str):
-        return ok(
-            present_widget_area(selectors.widget_area_read(actor=actor_from_request(request), name=name))
-        )
+        actor = actor_from_request(request)
+        area = present_widget_area(selectors.widget_area_read(actor=actor, name=name))
+        return small_answer(request, area, public=actor.anonymous, keys=("widgets", f"widget-area:{name}"))
 
     @endpoint(
         "widgets.write", body=WidgetAreaUpdateIn, response=WidgetAreaOut, summary="Update a widget area"
@@ -134,17 +147,26 @@ class WidgetViewSet(CmsViewSet):
 
 
 class SectionViewSet(CmsViewSet):
-    @endpoint("sections.read", query=SectionListIn, response=paged(SectionOut), summary="List sections")
+    @endpoint(
+        "sections.read",
+        bodiless=NOT_MODIFIED,
+        query=SectionListIn,
+        response=paged(SectionOut),
+        summary="List sections",
+    )
     def list(self, request):
         """By slug; ``source`` (user or import) and ``search`` (words in the title or keywords) narrow the list."""
+        actor = actor_from_request(request)
         page = selectors.section_list(
-            actor=actor_from_request(request),
+            actor=actor,
             source=self.query.get("source"),
             search=self.query.get("search"),
             cursor=self.query.get("cursor"),
             limit=self.query["limit"],
         )
-        return ok(page.to_data(present_section))
+        return small_answer(
+            request, page.to_data(present_section), public=actor.anonymous, keys=("sections",)
+        )
 
     @endpoint(
         "sections.write",
@@ -158,9 +180,11 @@ class SectionViewSet(CmsViewSet):
         section = services.section_create(actor=actor_from_request(request), **self.body)
         return ok(present_section(section), status=201)
 
-    @endpoint("sections.read", response=SectionOut, summary="Get a section")
+    @endpoint("sections.read", bodiless=NOT_MODIFIED, response=SectionOut, summary="Get a section")
     def retrieve(self, request, slug: str):
-        return ok(present_section(selectors.section_read(actor=actor_from_request(request), slug=slug)))
+        actor = actor_from_request(request)
+        section = present_section(selectors.section_read(actor=actor, slug=slug))
+        return small_answer(request, section, public=actor.anonymous, keys=("sections", f"section:{slug}"))
 
     @endpoint(
         "sections.write", body=SectionUpdateIn, response=SectionOut, errors=(409,), summary="Update a section"
@@ -190,10 +214,13 @@ class SectionViewSet(CmsViewSet):
 
 
 class SettingsView(CmsAPIView):
-    @endpoint("settings.read", response=SettingsOut, summary="Get the site settings")
+    @endpoint("settings.read", bodiless=NOT_MODIFIED, response=SettingsOut, summary="Get the site settings")
     def get(self, request):
-        """Logo and favicon are resolved to their images."""
-        return ok(present_settings(selectors.settings_read(actor=actor_from_request(request))))
+        """Logo and favicon are resolved to their images. Anonymous readers (while a collection is public) get the
+        same answer: it holds what a page shows, no configuration."""
+        actor = actor_from_request(request)
+        current = present_settings(selectors.settings_read(actor=actor))
+        return small_answer(request, current, public=actor.anonymous, keys=("settings",))
 
     @endpoint("settings.write", body=SettingsIn, response=SettingsOut, summary="Change site settings")
     def put(self, request):

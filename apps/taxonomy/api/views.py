@@ -5,6 +5,7 @@ from __future__ import annotations
 from apps.accounts.permissions import actor_from_request
 from apps.content import selectors as content_selectors
 from apps.core.api.views import CmsViewSet, endpoint, ok
+from apps.core.httpcache import NOT_MODIFIED, small_answer
 from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.core.shapes import paged
 from apps.schema import selectors as schema_selectors
@@ -33,9 +34,11 @@ from apps.taxonomy.presenters import (
 
 
 class TaxonomyViewSet(CmsViewSet):
-    @endpoint("taxonomies.read", response=TaxonomyListOut, summary="List taxonomies")
+    @endpoint("taxonomies.read", bodiless=NOT_MODIFIED, response=TaxonomyListOut, summary="List taxonomies")
     def list(self, request):
-        return ok(present_taxonomies(selectors.taxonomy_list(actor=actor_from_request(request))))
+        actor = actor_from_request(request)
+        taxonomies = present_taxonomies(selectors.taxonomy_list(actor=actor))
+        return small_answer(request, taxonomies, public=actor.anonymous, keys=("taxonomies",))
 
     @endpoint(
         "taxonomies.write",
@@ -49,9 +52,13 @@ class TaxonomyViewSet(CmsViewSet):
         taxonomy = services.taxonomy_create(actor=actor_from_request(request), **to_model_names(self.body))
         return ok(present_taxonomy(selectors.taxonomy_get(name=taxonomy.name)), status=201)
 
-    @endpoint("taxonomies.read", response=TaxonomyOut, summary="Get a taxonomy")
+    @endpoint("taxonomies.read", bodiless=NOT_MODIFIED, response=TaxonomyOut, summary="Get a taxonomy")
     def retrieve(self, request, name: str):
-        return ok(present_taxonomy(selectors.taxonomy_read(actor=actor_from_request(request), name=name)))
+        actor = actor_from_request(request)
+        taxonomy = present_taxonomy(selectors.taxonomy_read(actor=actor, name=name))
+        return small_answer(
+            request, taxonomy, public=actor.anonymous, keys=("taxonomies", f"taxonomy:{name}")
+        )
 
     @endpoint("taxonomies.write", body=TaxonomyUpdateIn, response=TaxonomyOut, summary="Update a taxonomy")
     def update(self, request, name: str):
@@ -79,6 +86,7 @@ class TaxonomyViewSet(CmsViewSet):
 class TermViewSet(CmsViewSet):
     @endpoint(
         "taxonomies.read",
+        bodiless=NOT_MODIFIED,
         query=TermListQuery,
         response=paged(TermCountedOut),
         summary="List a taxonomy's terms",
@@ -94,7 +102,8 @@ class TermViewSet(CmsViewSet):
             cursor=self.query.get("cursor"),
             limit=self.query["limit"],
         )
-        return ok(page.to_data(lambda term: present_counted_term(term, taxonomy_name=name, counts=counts)))
+        terms = page.to_data(lambda term: present_counted_term(term, taxonomy_name=name, counts=counts))
+        return small_answer(request, terms, public=actor.anonymous, keys=("taxonomies", f"taxonomy:{name}"))
 
     @endpoint(
         "terms.create", body=TermIn, response=TermOut, status=201, errors=(409,), summary="Create a term"
@@ -110,12 +119,13 @@ class TermViewSet(CmsViewSet):
         )
         return ok(present_term(term, taxonomy_name=name), status=201)
 
-    @endpoint("taxonomies.read", response=TermCountedOut, summary="Get a term")
+    @endpoint("taxonomies.read", bodiless=NOT_MODIFIED, response=TermCountedOut, summary="Get a term")
     def retrieve(self, request, name: str, slug: str):
         actor = actor_from_request(request)
         term = selectors.term_read(actor=actor, taxonomy=name, slug=slug)
         counts = selectors.term_counts(actor=actor, taxonomy=term.taxonomy, term_ids=[term.pk])
-        return ok(present_counted_term(term, taxonomy_name=name, counts=counts))
+        counted = present_counted_term(term, taxonomy_name=name, counts=counts)
+        return small_answer(request, counted, public=actor.anonymous, keys=("taxonomies", f"taxonomy:{name}"))
 
     @endpoint("terms.manage", body=TermUpdateIn, response=TermOut, errors=(409,), summary="Update a term")
     def update(self, request, name: str, slug: str):

@@ -14,6 +14,15 @@ from django.core.validators import validate_email
 from apps.accounts import services
 from apps.accounts.permissions import Actor
 
+# How a front end reads content (issue 22, docs/delivery.md), said once on the first run.
+FRONT_ENDS = """Front ends read content in one of two ways:
+  - without a token: make a collection public (studio: Schema > the collection > Edit > "Public (readable without a
+    token)", or PATCH /_cms/api/schema/collections/<slug> with {"public": true}); its published entries, search,
+    menus, terms, sections, widgets and settings are then readable by anyone, with CDN caching headers;
+  - with a read-only token: invite a user with the role subscriber (studio: Users), then
+    python manage.py cms_token create --email <their email> --scopes content:read --name front-end
+    (a subscriber's token reads published entries only, of every collection)."""
+
 
 class Command(BaseCommand):
     help = "Create the first admin user (non-interactive); optionally print an admin API token for it."
@@ -48,3 +57,4 @@ class Command(BaseCommand):
             )
             self.stdout.write("Admin API token (shown once, store it now):")
             self.stdout.write(f"  {raw}")
+        self.stdout.write(FRONT_ENDS)
