@@ -48,7 +48,14 @@ class SqliteBackend(DatabaseBackend):
         type(objs[0]).objects.bulk_create(objs)
 
     def analyze(self, cursor, tables: list[str]) -> None:
-        # ANALYZE of each table rather than PRAGMA optimize: before SQLite 3.46 optimize analyses only tables whose
-        # indexes this connection's own queries used, which an import worker's connection has not read from.
+        # SQLite is left without statistics for these tables, and any an earlier version wrote are removed: given
+        # them, its planner took a collection's small partial field indexes over the (collection, created_at) index
+        # for a page of entries and then sorted the whole collection, 4 ms instead of 1 for 50 entries of a 2,000-entry
+        # collection beside a 10,000-post import (issue 21). Without, it takes the index that gives the order.
+        cursor.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'")
+        if cursor.fetchone() is None:
+            return
         for table in tables:
-            cursor.execute(f"ANALYZE {table}")
+            cursor.execute("DELETE FROM sqlite_stat1 WHERE tbl = %s", [table.strip('"')])
+        # Reload what is left, so that this connection's planner forgets the removed rows too.
+        cursor.execute("ANALYZE sqlite_schema")
