@@ -16,13 +16,13 @@ import orjson
 from django.conf import settings
 from django.db.models import BooleanField, Case, Q, QuerySet, TextField, Value, When
 from django.db.models.functions import Cast
-from django.db.models.lookups import Exact, IsNull
+from django.db.models.lookups import IsNull
 
 from apps.accounts.permissions import Actor, authorize, can, require_credentials
 from apps.content.companions import PREFIX as COMPANION
 from apps.content.companions import attach_credits, companion_annotations
 from apps.content.models import Byline, Entry, EntryByline, Revision, Status
-from apps.core.db.jsonkeys import JsonKey, JsonPick
+from apps.core.db.jsonkeys import JsonKey, JsonPick, SameJson
 from apps.core.db.prepared import PreparedQuery
 from apps.core.errors import Forbidden, NotFound, ValidationError
 from apps.core.ids import is_ulid
@@ -127,7 +127,7 @@ ROW_FIELDS = tuple(name for name in EntryRow.__slots__ if name not in _NOT_COLUM
 # not be read.
 HAS_CHANGES = Case(
     When(live_data__isnull=True, then=Value(False)),
-    When(Exact(Cast("data", TextField()), Cast("live_data", TextField())), then=Value(False)),
+    When(SameJson("data", "live_data"), then=Value(False)),
     default=Value(True),
     output_field=BooleanField(),
 )
@@ -178,8 +178,9 @@ def _row_query(
             data, live = RAW_JSON["data_raw"], RAW_JSON["live_raw"]
         else:
             data, live = JsonPick("data", fields), JsonPick("live_data", fields)
-        changed = Case(When(Exact(Cast("data", TextField()), Cast("live_data", TextField())), then=Value(None)),
-                       default=live, output_field=TextField())  # fmt: skip
+        changed = Case(
+            When(SameJson("data", "live_data"), then=Value(None)), default=live, output_field=TextField()
+        )
         raw = {"data_raw": data, "live_raw": changed} if drafts else {"live_raw": live}
         return queryset.annotate(**raw, **held, **companions), (*names, *raw, *held, *companions)
     column = "data" if drafts else "live_data"

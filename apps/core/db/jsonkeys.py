@@ -8,7 +8,7 @@ is the one way queries read a key, and the index DDL takes its text from the sam
 
 from __future__ import annotations
 
-from django.db.models import Expression, FloatField, TextField
+from django.db.models import BooleanField, Expression, FloatField, TextField
 
 from apps.core.db.backends import get_db_backend
 from apps.core.db.backends.base import checked_key
@@ -64,3 +64,29 @@ class JsonPick(Expression):
 
     def __repr__(self) -> str:
         return f"JsonPick({self.column!r}, {self.keys!r})"
+
+
+class SameJson(Expression):
+    """Whether two JSON columns of the row hold the same value, compared as stored: text on SQLite (as written),
+    ``jsonb`` on PostgreSQL. Casting both to text instead made PostgreSQL write out every document twice more for a
+    list page, the most expensive part of one (issue 21)."""
+
+    conditional = True
+
+    def __init__(self, left: str, right: str):
+        super().__init__(output_field=BooleanField())
+        self.left, self.right = left, right
+
+    def resolve_expression(self, query=None, allow_joins=True, reuse=None, summarize=False, for_save=False):
+        resolved = self.copy()
+        resolved.targets = [
+            query.resolve_ref(name, allow_joins, reuse, summarize) for name in (self.left, self.right)
+        ]
+        return resolved
+
+    def as_sql(self, compiler, connection):
+        (left, left_params), (right, right_params) = (compiler.compile(target) for target in self.targets)
+        return f"({left} = {right})", [*left_params, *right_params]
+
+    def __repr__(self) -> str:
+        return f"SameJson({self.left!r}, {self.right!r})"
