@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import rule_for
-from apps.core.shapes import Input, clean_schema
+from apps.core.shapes import Input, clean_schema, schema_of
 
 # Plugin tool names are namespaced with their plugin id: `callout__insert`.
 PLUGIN_SEPARATOR = "__"
@@ -49,6 +49,8 @@ class Tool:
     idempotent: bool | None = None
     plugin: str | None = None
     schema: dict = field(default_factory=dict, compare=False)
+    # The JSON Schema of a successful answer, from the operation's output shape (the presenter's TypedDict).
+    output_schema: dict | None = field(default=None, compare=False)
 
     @property
     def scope(self) -> str | None:
@@ -71,13 +73,16 @@ class Tool:
 
     def describe(self) -> dict[str, Any]:
         """The tool as ``tools/list`` shows it (version-independent; the endpoint sieves it per protocol version)."""
-        return {
+        described = {
             "name": self.name,
             "title": self.title,
             "description": self.description,
             "inputSchema": self.schema,
             "annotations": self.annotations(),
         }
+        if self.output_schema is not None:
+            described["outputSchema"] = self.output_schema
+        return described
 
 
 _tools: dict[str, Tool] = {}
@@ -104,8 +109,7 @@ def _inline(node: Any, definitions: dict, stack: tuple[str, ...], kept: set[str]
     return node
 
 
-def input_schema(model: type[BaseModel]) -> dict:
-    schema = clean_schema(model.model_json_schema(by_alias=True))
+def _inlined(schema: dict) -> dict:
     definitions = schema.pop("$defs", {})
     kept: set[str] = set()
     schema = _inline(schema, definitions, (), kept)
@@ -113,8 +117,21 @@ def input_schema(model: type[BaseModel]) -> dict:
         schema["$defs"] = {
             name: _inline(definitions[name], definitions, (name,), kept) for name in sorted(kept)
         }
+    return schema
+
+
+def input_schema(model: type[BaseModel]) -> dict:
+    schema = _inlined(clean_schema(model.model_json_schema(by_alias=True)))
     schema.setdefault("properties", {})
     schema["additionalProperties"] = False
+    return schema
+
+
+def output_schema(shape: Any) -> dict:
+    """A tool's ``outputSchema``: the output shape's JSON Schema (an object, as the protocol requires)."""
+    schema = _inlined(schema_of(shape))
+    if schema.get("type") != "object":
+        raise ValueError(f"an outputSchema must describe an object, not {schema.get('type')!r}")
     return schema
 
 
@@ -127,8 +144,10 @@ def tool(
     read_only: bool = False,
     destructive: bool = False,
     idempotent: bool | None = None,
+    output: Any = None,
 ) -> Callable:
-    """Register the decorated ``handler(actor, args)``; its docstring is the tool's description."""
+    """Register the decorated ``handler(actor, args)``; its docstring is the tool's description. ``output`` is the
+    output shape (a TypedDict) of what it answers, published as ``outputSchema``."""
 
     def register(handler: Callable) -> Callable:
         description = inspect.cleandoc(handler.__doc__ or "")
@@ -147,6 +166,7 @@ def tool(
             destructive=destructive,
             idempotent=idempotent,
             schema=input_schema(input),
+            output_schema=output_schema(output) if output is not None else None,
         )
         return handler
 

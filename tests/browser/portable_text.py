@@ -109,20 +109,31 @@ def new_note(studio, body: list, title: str = "Note") -> str:
     return created.json()["data"]["item"]["id"]
 
 
-SELECTION_SPANS = """async (length) => {
+SELECTION_SPANS = """async ([text, frames]) => {
   const editor = document.querySelector("textarea[data-portable-text]").portableTextEditor;
-  for (let frame = 0; frame < 300; frame++) {
+  for (let frame = 0; frame < frames; frame++) {
     const selection = editor.getSnapshot().context.selection;
-    if (selection && Math.abs(selection.anchor.offset - selection.focus.offset) === length) return true;
+    if (
+      String(window.getSelection()) === text &&
+      selection &&
+      Math.abs(selection.anchor.offset - selection.focus.offset) === text.length
+    ) return true;
     await new Promise((resolve) => requestAnimationFrame(resolve));
   }
   return false;
 }"""
 
 
-def editor_selection_spans(page, length: int) -> None:
-    """Wait until the editor holds a selection of ``length`` characters within one span. The editor reads the page's
-    selection a moment after it changes (its selectionchange handler is throttled), and the toolbar acts on what the
-    editor holds: a test that selects with Shift+Arrow and presses Link at once would link part of it, where a person
-    pauses. Waited for frame by frame in the page, not by sleeping."""
-    assert page.evaluate(SELECTION_SPANS, length), f"the editor never held a selection of {length} characters"
+def select_backwards(page, text: str) -> None:
+    """Select the last ``text`` of the line with Shift+ArrowLeft, as a person does, and wait until the editor holds that
+    selection within one span: the toolbar acts on what the editor holds, and the editor reads the page's selection a
+    moment after it changes (its selectionchange handler is throttled). On a loaded machine the editor can still be
+    applying the typing when the keys land and put the caret back at the end; a person then selects again, and so does
+    this, from the end of the line. Waited for frame by frame in the page, not by sleeping."""
+    for _ in range(3):
+        page.keyboard.press("End")
+        for _ in range(len(text)):
+            page.keyboard.press("Shift+ArrowLeft")
+        if page.evaluate(SELECTION_SPANS, [text, 240]):
+            return
+    raise AssertionError(f"the editor never held the selection {text!r}")

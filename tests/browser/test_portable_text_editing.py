@@ -12,9 +12,9 @@ from playwright.sync_api import expect
 
 from apps.plugins import registry
 from tests.browser.portable_text import (
-    editor_selection_spans,
     new_note,
     rich_collection,
+    select_backwards,
     stored_body,
 )
 from tests.factories import make_collection
@@ -106,10 +106,7 @@ def test_a_link_to_an_entry_is_chosen_with_the_entry_search(studio):
     page.keyboard.type("Read about us")
     # The editor applies typing asynchronously: select only once the text is there, or a key press lands early.
     expect(editable).to_have_text("Read about us")
-    for _ in range(8):
-        page.keyboard.press("Shift+ArrowLeft")
-    assert page.evaluate("() => document.getSelection().toString()") == "about us"
-    editor_selection_spans(page, 8)
+    select_backwards(page, "about us")
     page.get_by_role("toolbar").get_by_role("button", name="Link", exact=True).click()
     page.get_by_role("button", name="Link to an entry").click()
     search = page.get_by_role("group", name="Link to an entry")

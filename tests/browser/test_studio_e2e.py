@@ -15,7 +15,7 @@ from apps.accounts.models import Role
 from apps.accounts.permissions import Actor, can
 from apps.content.services import publish_due
 from apps.taxonomy import services as taxonomy_services
-from tests.browser.portable_text import editor_selection_spans
+from tests.browser.portable_text import select_backwards
 from tests.factories import make_collection, make_entry, make_token, make_user, png_bytes
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -192,6 +192,9 @@ def test_each_role_is_offered_exactly_what_the_permission_table_allows(studio_br
     assert trashed == ({mine.pk, theirs.pk} if may_trash_theirs else {mine.pk})
 
     page.get_by_role("link", name="Trash").click()
+    # count() does not wait: read the trash only once it has replaced the list (it ran on the list page under load).
+    page.wait_for_url(f"**{POSTS}trash/")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Trash")
     assert (page.get_by_role("button", name="Delete permanently: Own post").count() == 1) == can(
         actor, "content.delete_permanent"
     )
@@ -471,11 +474,7 @@ def test_an_editor_writes_a_rich_post_with_an_image_from_the_library_and_publish
     page.keyboard.type(" and food on the quay")
     # The editor has taken in every key before the selection grows over the last two words.
     expect(body).to_contain_text("Boats, music and food on the quay")
-    for _ in range(8):
-        page.keyboard.press("Shift+ArrowLeft")
-    # The editor applies each key's selection change after the key event returns: wait for the eighth to land.
-    page.wait_for_function("() => String(window.getSelection()) === 'the quay'")
-    editor_selection_spans(page, 8)
+    select_backwards(page, "the quay")
     toolbar.get_by_role("button", name="Link", exact=True).click()
     page.get_by_label("Link address").fill("https://example.com/quay")
     page.get_by_role("button", name="Apply link").click()
