@@ -70,6 +70,15 @@ def media_by_key(*, key: str) -> MediaItem | None:
     return MediaItem.objects.filter(storage_key=key).order_by("created_at", "id").first()
 
 
+def missing_media(ids: Iterable[str]) -> list[str]:
+    """The ids among ``ids`` that name no media item (what image and file field values are checked against)."""
+    wanted = list(dict.fromkeys(item for item in ids if isinstance(item, str) and item))
+    if not wanted:
+        return []
+    found = set(MediaItem.objects.filter(pk__in=wanted).values_list("pk", flat=True))
+    return [item for item in wanted if item not in found]
+
+
 def media_by_ids(ids: Iterable[str]) -> dict[str, MediaItem]:
     wanted = {item for item in ids if isinstance(item, str) and item}
     if not wanted:

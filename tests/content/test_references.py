@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from apps.accounts.models import Role
 from apps.accounts.permissions import Actor
 from apps.content.models import Entry
+from apps.media.models import MediaItem
 from apps.media.storage import media_url
 from apps.taxonomy import services as taxonomy_services
 from tests.factories import PDF_BYTES, make_collection, make_entry, make_media, png_bytes
@@ -80,18 +81,46 @@ def test_alt_and_caption_given_where_the_image_is_used_win(admin_api, posts, pho
     }
 
 
-def test_unknown_media_and_external_urls_are_shown_as_stored(admin_api, posts):
+def test_unknown_media_and_external_urls_are_shown_as_stored(admin_api, posts, report):
     entry = make_entry(
         posts,
         {
             "title": "T",
             "cover": {"url": "https://cdn.example.com/a.jpg", "alt": "x"},
-            "attachment": "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+            "attachment": report.pk,
         },
     )
+    # A media item gone since the entry was saved (its record removed without the service).
+    MediaItem.objects.filter(pk=report.pk).delete()
     data = admin_api.get(f"{CONTENT}/{entry.pk}").json()["data"]["item"]["data"]
     assert data["cover"] == {"url": "https://cdn.example.com/a.jpg", "alt": "x"}
-    assert data["attachment"] == {"id": "01ARZ3NDEKTSV4RRFFQ69G5FAV"}
+    assert data["attachment"] == {"id": report.pk}
+
+
+@pytest.mark.parametrize("method", ["post", "patch"])
+def test_image_and_file_values_naming_no_media_item_are_refused(admin_api, posts, photo, method):
+    entry = make_entry(posts, {"title": "T"})
+    url = CONTENT if method == "post" else f"{CONTENT}/{entry.pk}"
+    missing = "01ARZ3NDEKTSV4RRFFQ69G5FAV"
+    data = {"title": "T", "cover": {"id": missing, "alt": "x"}, "attachment": missing}
+    response = getattr(admin_api, method)(url, {"data": data}, format="json")
+    assert response.status_code == 400
+    problem = f"No media item {missing}; give the id of an uploaded media item or an external url."
+    assert response.json() == {
+        "success": False,
+        "error": {
+            "code": "VALIDATION_ERROR",
+            "message": f"cover: {problem} (and 1 more problem; see details)",
+            "details": {"cover": problem, "attachment": problem},
+        },
+    }
+    assert Entry.objects.filter(collection=posts).count() == 1
+    assert Entry.objects.get(pk=entry.pk).data == {"title": "T"}
+    # The same value naming an item that exists is taken.
+    kept = getattr(admin_api, method)(
+        url, {"data": {**data, "cover": photo.pk, "attachment": None}}, format="json"
+    )
+    assert kept.status_code == (201 if method == "post" else 200)
 
 
 def test_readers_of_published_entries_see_the_published_version_resolved(client_for, posts, photo):

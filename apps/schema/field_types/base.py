@@ -29,6 +29,8 @@ class ValueContext:
 
     # (collection slug, ids) → the ids that are not live entries of that collection.
     missing_references: Callable[[str, list[str]], list[str]] = lambda collection, ids: []
+    # ids → those that name no media item (image and file fields).
+    missing_media: Callable[[list[str]], list[str]] = lambda ids: []
     # Skip checks that query other rows (default values are checked when they are defined, before any entry exists).
     check_references: bool = True
     extra: dict[str, Any] = field(default_factory=dict)

@@ -1,6 +1,7 @@
 """``image`` and ``file``: a reference to a media item ({id, …}) or to an external URL ({url, …}).
 
-A bare string is taken as a media id. Only the reference and the editor's own text (alt, caption, title) are stored;
+A bare string is taken as a media id, which must name a media item when a value is saved, as a reference's ids must
+name entries (asked through the ValueContext: media belongs to another app). Only the reference and the editor's own text (alt, caption, title) are stored;
 the rest (url, dimensions, MIME type, size) is resolved from the media item when the entry is read.
 """
 
@@ -35,6 +36,10 @@ class _MediaType(FieldType):
             clean[key] = item
         if not clean.get("id") and not clean.get("url"):
             raise FieldValueError("Give the media id (id) or an external address (url).")
+        if clean.get("id") and context.check_references and context.missing_media([clean["id"]]):
+            raise FieldValueError(
+                f"No media item {clean['id']}; give the id of an uploaded media item or an external url."
+            )
         return clean
 
     def typescript(self, *, validation, options):
