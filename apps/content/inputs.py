@@ -25,6 +25,7 @@ from apps.core.shapes import (
     choice,
     cursor_param,
     limit_param,
+    partial,
 )
 
 ListStatus = choice("draft", "published", "scheduled")
@@ -204,6 +205,11 @@ class EntryUpdateIn(Input):
         description="The _rev you read; if the entry changed since, the update is refused (CONFLICT).",
     )
     bylines: list[CreditIn] = Field(None, description=BYLINES_HELP)
+    publishedAt: DateTime = Field(
+        None,
+        description="Change the publication date (not in the future) of a published entry, or of one this update "
+        "publishes (status 'published'); needs the right to publish.",
+    )
 
 
 class ContentUpdateIn(EntryUpdateIn, EntryIn):
@@ -229,8 +235,12 @@ class ContentScheduleIn(ScheduleIn, EntryIn):
     pass
 
 
-class RevisionRestoreIn(Input):
+class RevisionIdIn(Input):
     revisionId: Str = Field(max_length=26, description="A revision id from revision_list.")
+
+
+class RevisionRestoreIn(RevisionIdIn):
+    pass
 
 
 # --- pasted rich text (REST only) -------------------------------------------------------------------------------------
@@ -245,7 +255,22 @@ class PortableTextFromHtmlIn(Input):
     )
 
 
-# --- bylines (REST only) ---------------------------------------------------------------------------------------------
+# --- bylines ---------------------------------------------------------------------------------------------------------
+
+
+class BylineListQuery(PageQuery):
+    search: Str = Field(
+        None,
+        max_length=200,
+        description="Only bylines whose name or slug contains these characters (any case).",
+    )
+    kind: choice("guest", "linked") = Field(
+        None, description="'guest': only guest bylines; 'linked': only bylines linked to a user."
+    )
+
+
+class BylineIdIn(Input):
+    id: Str = Field(max_length=26, description="The byline's id.")
 
 
 class BylineIn(Input):
@@ -265,3 +290,8 @@ class MediaUsagesQuery(Input):
 
 class MediaUsagesIn(MediaUsagesQuery):
     id: Str = Field(max_length=26, description="The media item's id.")
+
+
+# A PATCH's model (every key optional, what is not sent stays) with the id that REST has in the path.
+class BylineUpdateToolIn(partial(BylineIn), BylineIdIn):
+    pass

@@ -148,6 +148,27 @@ class RevisionPageOut(TypedDict):
     total: int
 
 
+class RevisionSummaryOut(TypedDict):
+    id: str
+    action: Annotated[str, Field(description="What produced it: create, update, publish, restore, …")]
+    status: Annotated[str, Field(description="The entry's status after that write.")]
+    authorId: Annotated[str | None, Field(description="Who wrote it; null for the system or a deleted user.")]
+    createdAt: Timestamp
+    changedFields: Annotated[
+        list[str],
+        Field(
+            description="Slugs of the fields whose value differs from the previous revision (every field with a "
+            "value for the first one); [] when only the status changed."
+        ),
+    ]
+
+
+class RevisionSummaryPageOut(TypedDict):
+    items: list[RevisionSummaryOut]
+    nextCursor: str | None
+    total: int
+
+
 class BylineOut(TypedDict):
     id: str
     displayName: str
@@ -414,6 +435,42 @@ def present_revision_page(page: Page[Revision], total: int, *, collection_slug: 
         **page.to_data(lambda revision: present_revision(revision, collection_slug=collection_slug)),
         "total": total,
     }
+
+
+def changed_fields(data: dict, previous: dict | None) -> list[str]:
+    """The field slugs whose value differs between two revisions' data (a field absent from one counts)."""
+    previous = previous or {}
+    return sorted(key for key in data.keys() | previous.keys() if data.get(key) != previous.get(key))
+
+
+def present_revision_summaries(
+    page: Page[Revision], total: int, *, older: dict | None
+) -> RevisionSummaryPageOut:
+    """A page of revisions without their data, each naming the fields it changed: newest first, each is compared
+    with the next one on the page, and the oldest with ``older`` (the revision before the page, ``revision_before``)."""
+    revisions = page.items
+    return {
+        "items": [
+            {
+                "id": revision.pk,
+                "action": revision.action,
+                "status": revision.status,
+                "authorId": revision.author_id,
+                "createdAt": iso(revision.created_at),
+                "changedFields": changed_fields(
+                    revision.data, revisions[index + 1].data if index + 1 < len(revisions) else older
+                ),
+            }
+            for index, revision in enumerate(revisions)
+        ],
+        "nextCursor": page.next_cursor,
+        "total": total,
+    }
+
+
+class BylinePageOut(TypedDict):
+    items: list[BylineOut]
+    nextCursor: str | None
 
 
 def present_byline(byline: Byline) -> BylineOut:

@@ -580,6 +580,15 @@ def revision_list(
     return page, revisions.count()
 
 
+def revision_before(revision: Revision) -> dict | None:
+    """The data of the entry's revision just older than ``revision`` (None for its first): what the oldest revision
+    of a page is compared with to name the fields it changed."""
+    older = Revision.objects.filter(entry_id=revision.entry_id).filter(
+        Q(created_at__lt=revision.created_at) | Q(created_at=revision.created_at, id__lt=revision.pk)
+    )
+    return older.order_by("-created_at", "-id").values_list("data", flat=True).first()
+
+
 def revision_read(*, actor: Actor | None, revision_id: str) -> Revision:
     authorize(actor, "content.read_drafts")
     return revision_get(revision_id=revision_id)
@@ -597,10 +606,29 @@ def revision_get(*, revision_id: str) -> Revision:
     return revision
 
 
-def byline_list(*, actor: Actor | None, cursor: str | None = None, limit: int = 50) -> Page[Byline]:
+def byline_list(
+    *,
+    actor: Actor | None,
+    search: str | None = None,
+    kind: str | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
+) -> Page[Byline]:
+    """Bylines by name; ``search`` keeps those whose name or slug contains it (any case), ``kind`` the guests
+    (``guest``) or those linked to a user (``linked``)."""
     authorize(actor, "content.read")
     keys = [SortKey("display_name"), SortKey("id")]
-    return keyset_page(Byline.objects.all(), keys=keys, cursor=cursor, limit=limit, scope="bylines")
+    bylines = Byline.objects.all()
+    search = (search or "").strip()
+    if search:
+        bylines = bylines.filter(Q(display_name__icontains=search) | Q(slug__icontains=search))
+    if kind == "guest":
+        bylines = bylines.filter(is_guest=True)
+    elif kind == "linked":
+        bylines = bylines.filter(user__isnull=False)
+    # A cursor is bound to its filters, so a page of one search cannot continue another.
+    scope = f"bylines:{kind or ''}:{search}" if kind or search else "bylines"
+    return keyset_page(bylines, keys=keys, cursor=cursor, limit=limit, scope=scope)
 
 
 def byline_read(*, actor: Actor | None, byline_id: str) -> Byline:

@@ -21,6 +21,7 @@ from apps.content.inputs import (
     ContentUpdateIn,
     EntryIn,
     MediaUsagesIn,
+    RevisionIdIn,
     RevisionListIn,
     RevisionRestoreIn,
     TrashListIn,
@@ -29,14 +30,16 @@ from apps.content.presenters import (
     CompareOut,
     EntryWithRevOut,
     MediaUsagesOut,
-    RevisionPageOut,
+    RevisionOut,
+    RevisionSummaryPageOut,
     TranslationsOut,
     portable_text_as_markdown,
     present_comparison,
     present_entry_page,
     present_entry_with_rev,
     present_media_usages,
-    present_revision_page,
+    present_revision,
+    present_revision_summaries,
     present_translations,
 )
 from apps.core.errors import ValidationError
@@ -209,12 +212,14 @@ def content_translations(actor, args: EntryIn) -> TranslationsOut:
     operation="content.read_drafts",
     input=RevisionListIn,
     read_only=True,
+    output=RevisionSummaryPageOut,
 )
-def revision_list(actor, args: RevisionListIn) -> RevisionPageOut:
+def revision_list(actor, args: RevisionListIn) -> RevisionSummaryPageOut:
     """List an entry's revisions, newest first (only collections that support revisions record them).
 
-    Returns {items, nextCursor, total}; each revision has id, data (the field values saved), action and createdAt.
-    revision_restore writes one back into the working copy.
+    Returns {items, nextCursor, total}; each revision is a summary: id, action, status, authorId, createdAt and
+    changedFields (the field slugs it changed from the revision before). revision_get gives one revision's saved
+    field values; revision_restore writes one back into the working copy.
     """
     page, total = selectors.revision_list(
         actor=actor,
@@ -223,7 +228,24 @@ def revision_list(actor, args: RevisionListIn) -> RevisionPageOut:
         cursor=args.cursor,
         limit=args.limit,
     )
-    return present_revision_page(page, total, collection_slug=args.collection)
+    older = selectors.revision_before(page.items[-1]) if page.items else None
+    return present_revision_summaries(page, total, older=older)
+
+
+@tool(
+    "revision_get",
+    title="Get a revision",
+    operation="content.read_drafts",
+    input=RevisionIdIn,
+    read_only=True,
+    output=RevisionOut,
+)
+def revision_get(actor, args: RevisionIdIn) -> RevisionOut:
+    """Get one revision of an entry (ids from revision_list) with everything it saved: data (the field values),
+    action, status, authorId and createdAt. revision_restore writes it back into the working copy.
+    """
+    revision = selectors.revision_read(actor=actor, revision_id=args.revisionId)
+    return present_revision(revision, collection_slug=revision.collection.slug)
 
 
 # --- writes ----------------------------------------------------------------------------------------------------------
@@ -261,10 +283,11 @@ def content_create(actor, args: ContentCreateIn) -> EntryWithRevOut:
     idempotent=True,
 )
 def content_update(actor, args: ContentUpdateIn) -> EntryWithRevOut:
-    """Change an entry's fields, slug, status, terms or bylines; what is not sent stays as it is.
+    """Change an entry's fields, slug, status, terms, bylines or publication date; what is not sent stays as it is.
 
     Returns {item, _rev}. Editing a published entry changes its working copy; the published version stays until
     content_publish (or status 'published'). With _rev, a change made since you read the entry is [CONFLICT].
+    publishedAt (not in the future) sets the date of a published entry, or of one published by this call.
     """
     target = _address(args)
     with transaction.atomic():
@@ -276,6 +299,7 @@ def content_update(actor, args: ContentUpdateIn) -> EntryWithRevOut:
             status=args.status,
             rev=args.rev,
             bylines=args.values().get("bylines"),
+            published_at=args.publishedAt,
         )
         _set_terms(actor, entry, args.taxonomies)
     return _written(entry)
@@ -429,3 +453,7 @@ def media_usages(actor, args: MediaUsagesIn) -> MediaUsagesOut:
     Returns {items: [{entryId, collection, title, status, trashed, fields, versions}], truncated}.
     """
     return present_media_usages(overviews.media_usages(actor=actor, media_id=args.id, limit=args.limit))
+
+
+# Byline tools live beside these (one module per concern); importing registers them.
+from apps.content import tools_bylines  # noqa: E402, F401

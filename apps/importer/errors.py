@@ -6,6 +6,7 @@ from __future__ import annotations
 from apps.core import safehttp
 from apps.core.errors import PayloadTooLarge, UnsupportedMediaType, ValidationError
 from apps.media.errors import StorageQuotaExceeded
+from apps.media.remote import HttpStatusError
 
 __all__ = [
     "FAILURE_REASONS",
@@ -24,10 +25,6 @@ class InvalidImportFile(ValidationError):
         where = f" (line {line})" if line else ""
         details = {"line": line} if line else {}
         super().__init__(f"The file cannot be imported: {message}{where}", details=details)
-
-
-class HttpStatusError(safehttp.FetchFailed):
-    """An attachment's host answered with an error status."""
 
 
 # Why an attachment's download or storing failed (``reason`` of each media failure), in groups a person acts on

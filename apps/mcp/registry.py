@@ -222,7 +222,18 @@ def get(name: str) -> Tool | None:
 
 
 # tools/list groups tools by domain, the most used first (a model reads the list top down).
-DOMAIN_ORDER = ("content", "revision", "schema", "media", "search", "taxonomy", "menu", "section", "settings")
+DOMAIN_ORDER = (
+    "content",
+    "revision",
+    "schema",
+    "media",
+    "search",
+    "taxonomy",
+    "menu",
+    "section",
+    "byline",
+    "settings",
+)
 
 
 def _domain_rank(tool: Tool) -> int:

@@ -54,6 +54,35 @@ class MediaUploadIn(Input):
     caption: Text = Field(None, max_length=5000)
 
 
+class MediaUploadToolIn(Input):
+    """An upload over the tool server, whose calls carry JSON only: the bytes as base64 text, or a URL the server
+    fetches. Either is checked as a REST upload is (type sniffed from the bytes, size limit, deduplication)."""
+
+    data: Text = Field(
+        None,
+        description="The file's bytes, base64-encoded (a data: URL is accepted too). The whole call may have at most "
+        f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes: give a url for larger files.",
+    )
+    url: Str = Field(
+        None,
+        max_length=2000,
+        description="An http(s) URL on a public host to fetch the file from, instead of data.",
+    )
+    filename: Str = Field(
+        None,
+        max_length=255,
+        description="The file's name; default: the URL's last path segment, else 'file'.",
+    )
+    contentType: Str = Field(
+        None,
+        max_length=127,
+        description="The MIME type you expect; refused when the bytes are something else. The stored type is "
+        "always the one detected from the bytes.",
+    )
+    alt: Text = Field(None, max_length=1000)
+    caption: Text = Field(None, max_length=5000)
+
+
 class FocalPointIn(Input):
     """Where crops keep the subject: fractions of the width (x) and height (y) from the top left corner."""
 

@@ -157,17 +157,36 @@ def _duplicate_of(analysis: Analysis, stream: IO[bytes]) -> MediaItem | None:
     return None
 
 
+def _declared_problems(analysis: Analysis, mime_type: str | None, size: int | None) -> None:
+    """A MIME type or size the caller stated must be what the bytes are."""
+    problems: dict[str, str] = {}
+    if mime_type is not None and mime_type != analysis.mime_type:
+        problems["mimeType"] = f"The file's content is {analysis.mime_type}, not {mime_type}."
+    if size is not None and size != analysis.size:
+        problems["size"] = f"The file has {analysis.size} bytes, not {size}."
+    if problems:
+        raise ValidationError(details=problems)
+
+
 def media_upload(
-    *, actor: Actor, file: IO[bytes], filename: str, alt: str = "", caption: str = ""
+    *,
+    actor: Actor,
+    file: IO[bytes],
+    filename: str,
+    alt: str = "",
+    caption: str = "",
+    mime_type: str | None = None,
 ) -> tuple[MediaItem, bool]:
     """Store uploaded bytes and record them. Returns (item, deduplicated): identical bytes already stored give the
-    existing item and store nothing."""
+    existing item and store nothing. A ``mime_type`` the caller states must be what the bytes are."""
     with media_transaction():
-        return _upload(actor=actor, file=file, filename=filename, alt=alt, caption=caption)
+        return _upload(
+            actor=actor, file=file, filename=filename, alt=alt, caption=caption, mime_type=mime_type
+        )
 
 
 def _upload(
-    *, actor: Actor, file: IO[bytes], filename: str, alt: str, caption: str
+    *, actor: Actor, file: IO[bytes], filename: str, alt: str, caption: str, mime_type: str | None = None
 ) -> tuple[MediaItem, bool]:
     authorize(actor, "media.create")
     analysis = analyse(file)
@@ -175,6 +194,7 @@ def _upload(
     if analysis.size == 0:
         raise ValidationError(details={"file": "The file is empty."})
     _check_type(analysis)
+    _declared_problems(analysis, mime_type, None)
     cleaned = without_metadata(file, analysis.mime_type)
     if cleaned is not None:
         # What is stored is what is hashed and compared: the same photo uploaded twice loses the same metadata, so
@@ -241,13 +261,7 @@ def media_create(
     with backend.open(storage_key, "rb") as stored:
         analysis = analyse(stored)
     _check_type(analysis)
-    problems: dict[str, str] = {}
-    if mime_type is not None and mime_type != analysis.mime_type:
-        problems["mimeType"] = f"The file's content is {analysis.mime_type}, not {mime_type}."
-    if size is not None and size != analysis.size:
-        problems["size"] = f"The file has {analysis.size} bytes, not {size}."
-    if problems:
-        raise ValidationError(details=problems)
+    _declared_problems(analysis, mime_type, size)
     item = MediaItem.objects.create(
         filename=clean_filename(filename or PurePosixPath(storage_key).name),
         mime_type=analysis.mime_type,

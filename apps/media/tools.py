@@ -1,13 +1,24 @@
-"""MCP tools for media metadata (SPEC §4.11): the media selectors and services, the media shapes. Uploads stay on REST
-(``POST /media``): a tool call carries no file."""
+"""MCP tools for media (SPEC §4.11): the media selectors and services, the media shapes. A tool call carries JSON
+only, so ``media_upload`` takes the bytes as base64 text or a URL to fetch (``apps/media/remote.py``) and hands them
+to the same upload service as REST's multipart ``POST /media``; ``media_create`` is REST's JSON ``POST /media``."""
 
 from __future__ import annotations
 
+from apps.core.errors import ValidationError
 from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.mcp.registry import tool
-from apps.media import renditions, selectors, services
-from apps.media.inputs import MediaIdIn, MediaListToolIn, MediaUpdateToolIn, RenditionUrlToolIn
-from apps.media.presenters import MediaOut, present_media
+from apps.media import remote, renditions, selectors, services
+from apps.media.inputs import (
+    MediaCreateIn,
+    MediaIdIn,
+    MediaListToolIn,
+    MediaUpdateToolIn,
+    MediaUploadToolIn,
+    RenditionUrlToolIn,
+)
+from apps.media.presenters import MediaCreatedOut, MediaOut, present_media, present_media_created
+
+ONE_SOURCE = "Give exactly one of data (base64 bytes) or url."
 
 
 @tool("media_list", title="List media", operation="media.read", input=MediaListToolIn, read_only=True)
@@ -29,6 +40,65 @@ def media_get(actor, args: MediaIdIn) -> MediaOut:
     Reference it from an image or file field of an entry as {"id": <media id>}.
     """
     return present_media(selectors.media_read(actor=actor, media_id=args.id))
+
+
+@tool(
+    "media_upload",
+    title="Upload a file",
+    operation="media.create",
+    input=MediaUploadToolIn,
+    output=MediaCreatedOut,
+)
+def media_upload(actor, args: MediaUploadToolIn) -> MediaCreatedOut:
+    """Upload a file into the media library: its bytes base64-encoded in data, or a public http(s) url the server
+    downloads (one of the two). The type is detected from the bytes and must be an allowed one ([UNSUPPORTED_MEDIA_TYPE]
+    otherwise); a file over the size limit is [PAYLOAD_TOO_LARGE]. Bytes identical to an existing item answer that
+    item with deduplicated: true and store nothing. Returns the item as media_get shows it, plus deduplicated; use
+    its id as an image or file field's value ({"id": …}).
+    """
+    if (args.data is None) == (args.url is None):
+        raise ValidationError(ONE_SOURCE, details={"data": ONE_SOURCE, "url": ONE_SOURCE})
+    if args.data is not None:
+        file, filename = remote.file_from_base64(args.data), args.filename
+    else:
+        file, filename = remote.file_from_url(args.url), args.filename or remote.filename_from_url(args.url)
+    with file:
+        item, deduplicated = services.media_upload(
+            actor=actor,
+            file=file,
+            filename=filename,
+            alt=args.alt or "",
+            caption=args.caption or "",
+            mime_type=args.contentType,
+        )
+    return present_media_created(item, deduplicated)
+
+
+@tool(
+    "media_create",
+    title="Record a stored file",
+    operation="media.create",
+    input=MediaCreateIn,
+    output=MediaCreatedOut,
+)
+def media_create(actor, args: MediaCreateIn) -> MediaCreatedOut:
+    """Record a file that is already in the media storage under storageKey (put there by someone with access to the
+    storage), as REST's POST /media with JSON does. Its bytes are checked: the type must be allowed, and mimeType and
+    size, when sent, must be what the bytes are. A key already recorded answers that item with deduplicated: true.
+    Returns the item as media_get shows it, plus deduplicated. To send bytes, use media_upload.
+    """
+    item, deduplicated = services.media_create(
+        actor=actor,
+        storage_key=args.storageKey,
+        filename=args.filename,
+        mime_type=args.mimeType,
+        size=args.size,
+        width=args.width,
+        height=args.height,
+        alt=args.alt or "",
+        caption=args.caption or "",
+    )
+    return present_media_created(item, deduplicated)
 
 
 @tool(

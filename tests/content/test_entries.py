@@ -271,7 +271,7 @@ def test_an_entrys_metadata_is_read_back_by_editors_in_single_entry_reads_only(
     refused = admin_api.patch(entry_url(entry), {"meta": {"x": 1}}, format="json")
     assert refused.status_code == 400
     assert error_of(refused)["details"] == {
-        "meta": "Unknown field; allowed: _rev, bylines, data, slug, status."
+        "meta": "Unknown field; allowed: _rev, bylines, data, publishedAt, slug, status."
     }
     assert Entry.objects.get(pk=entry.pk).meta == meta
 

@@ -179,5 +179,5 @@ def test_a_tool_needs_the_role_its_endpoint_needs(client_for, mcp_for, articles)
 
 def test_content_tools_take_their_rule_from_the_permission_table():
     tools = [tool for tool in registry.builtin_tools() if tool.name.split("_")[0] in ("content", "revision")]
-    assert len(tools) == 19
+    assert len(tools) == 20
     assert [tool.name for tool in tools if tool.operation is None or tool.declared_scope is not None] == []

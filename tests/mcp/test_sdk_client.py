@@ -6,6 +6,7 @@ the protocol version it was sent under (an httpx response hook records problems;
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from pathlib import Path
@@ -175,7 +176,9 @@ def test_an_agent_session_does_everything_in_one_go(endpoint):
             ]
             revisions = await call("revision_list", {"collection": "posts", "id": entry_id})
             first = revisions["items"][-1]
-            assert first["data"]["title"] == "Written by an agent"
+            assert (first["action"], "title" in first["changedFields"]) == ("create", True)
+            saved = await call("revision_get", {"revisionId": first["id"]})
+            assert saved["data"]["title"] == "Written by an agent"
             await call("revision_restore", {"revisionId": first["id"]})
             got = await call(
                 "content_get", {"collection": "posts", "id": "written-by-an-agent", "format": "markdown"}
@@ -415,7 +418,7 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
     from apps.accounts.permissions import Actor
     from apps.taxonomy import services as taxonomy_services
     from apps.webhooks import delivery
-    from tests.factories import make_collection, make_media
+    from tests.factories import make_collection, make_media, png_bytes
 
     token = make_token(make_user(Role.ADMIN), ["admin"])[1]
     make_collection(
@@ -488,6 +491,9 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
             copy = (await call("content_duplicate", target))["item"]
             assert len((await call("content_translations", target))["items"]) == 1
             revisions = await call("revision_list", target)
+            assert (await call("revision_get", {"revisionId": revisions["items"][-1]["id"]}))[
+                "action"
+            ] == "create"
             await call("revision_restore", {"revisionId": revisions["items"][-1]["id"]})
             await call("content_delete", target)
             assert [
@@ -503,6 +509,16 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
             assert "s=" in (await call("media_rendition_url", {"id": media_id, "w": 2}))["url"]
             assert (await call("media_usages", {"id": media_id}))["items"] == []
             await call("media_delete", {"id": media_id})
+            uploaded = await call(
+                "media_upload", {"data": base64.b64encode(png_bytes()).decode(), "filename": "up.png"}
+            )
+            recorded = await call("media_create", {"storageKey": uploaded["storageKey"]})
+            assert (recorded["id"], recorded["deduplicated"]) == (uploaded["id"], True)
+            byline = await call("byline_create", {"displayName": "Ada Guest"})
+            assert (await call("byline_list", {"kind": "guest"}))["items"][0]["id"] == byline["id"]
+            await call("byline_get", {"id": byline["id"]})
+            await call("byline_update", {"id": byline["id"], "bio": "Writes."})
+            await call("byline_delete", {"id": byline["id"]})
             await call("menu_create", {"name": "main", "label": "Main"})
             await call(
                 "menu_set_items",

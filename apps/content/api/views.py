@@ -6,11 +6,11 @@ Entries are addressed by id or by slug (in the default locale, or ``?locale=`` o
 
 from __future__ import annotations
 
-from apps.accounts import selectors as account_selectors
 from apps.accounts.permissions import actor_from_request
 from apps.content import overviews, selectors, services
 from apps.content.inputs import (
     BylineIn,
+    BylineListQuery,
     EntryCreateIn,
     EntryGetQuery,
     EntryListQuery,
@@ -47,7 +47,6 @@ from apps.content.presenters import (
     present_translations,
 )
 from apps.core.api.views import CmsAPIView, CmsViewSet, endpoint, ok
-from apps.core.errors import NotFound, ValidationError
 from apps.core.httpcache import NOT_MODIFIED, public_answer, small_answer
 from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.core.shapes import paged
@@ -209,6 +208,7 @@ class EntryViewSet(CmsViewSet):
             status=self.body.get("status"),
             rev=self.body.get("_rev"),
             bylines=self.body.get("bylines"),
+            published_at=self.body.get("publishedAt"),
         )
         return _written(entry)
 
@@ -362,36 +362,23 @@ class RevisionViewSet(CmsViewSet):
         return _written(services.revision_restore(actor=actor_from_request(request), revision=revision))
 
 
-def _user(user_id: str | None):
-    if not user_id:
-        return None
-    try:
-        return account_selectors.user_get(user_id=user_id)
-    except NotFound as exc:
-        raise ValidationError(details={"userId": exc.message}) from exc
-
-
-# Wire names of a byline's changes, as the service names them.
-BYLINE_NAMES = {"displayName": "display_name", "isGuest": "is_guest", "bio": "bio", "email": "email"}
-
-
 class BylineViewSet(CmsViewSet):
-    @endpoint("content.read", query=PageQuery, response=paged(BylineOut), summary="List bylines")
+    @endpoint("content.read", query=BylineListQuery, response=paged(BylineOut), summary="List bylines")
     def list(self, request):
+        """By name; ``search`` matches names and slugs, ``kind`` keeps guests or bylines linked to a user."""
         page = selectors.byline_list(
-            actor=actor_from_request(request), cursor=self.query.get("cursor"), limit=self.query["limit"]
+            actor=actor_from_request(request),
+            search=self.query.get("search"),
+            kind=self.query.get("kind"),
+            cursor=self.query.get("cursor"),
+            limit=self.query["limit"],
         )
         return ok(page.to_data(present_byline))
 
     @endpoint("bylines.manage", body=BylineIn, response=BylineOut, status=201, summary="Create a byline")
     def create(self, request):
         byline = services.byline_create(
-            actor=actor_from_request(request),
-            display_name=self.body["displayName"],
-            user=_user(self.body.get("userId")),
-            is_guest=self.body.get("isGuest"),
-            bio=self.body.get("bio", ""),
-            email=self.body.get("email", ""),
+            actor=actor_from_request(request), **services.byline_values(self.body)
         )
         return ok(present_byline(byline), status=201)
 
@@ -401,11 +388,10 @@ class BylineViewSet(CmsViewSet):
 
     @endpoint("bylines.manage", body=BylineIn, response=BylineOut, summary="Update a byline")
     def partial_update(self, request, pk: str):
-        changes = {name: self.body[wire] for wire, name in BYLINE_NAMES.items() if wire in self.body}
-        if "userId" in self.body:
-            changes["user"] = _user(self.body["userId"])
         byline = services.byline_update(
-            actor=actor_from_request(request), byline=selectors.byline_get(byline_id=pk), changes=changes
+            actor=actor_from_request(request),
+            byline=selectors.byline_get(byline_id=pk),
+            changes=services.byline_values(self.body),
         )
         return ok(present_byline(byline))
 

@@ -9,7 +9,7 @@ The package is split where the seams are: ``entries`` (create, update, delete; o
 slugs, the locked row write). Callers import from here, so the split is nobody's business but this package's.
 """
 
-from apps.content.services.bylines import byline_create, byline_delete, byline_update
+from apps.content.services.bylines import byline_create, byline_delete, byline_update, byline_values
 from apps.content.services.entries import (
     entry_create,
     entry_create_many,
@@ -39,6 +39,7 @@ __all__ = [
     "byline_create",
     "byline_delete",
     "byline_update",
+    "byline_values",
     "due_refusals",
     "entry_create",
     "entry_create_many",

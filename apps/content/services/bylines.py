@@ -7,11 +7,12 @@ from typing import Any
 
 from django.db import transaction
 
+from apps.accounts import selectors as account_selectors
 from apps.accounts.models import User
 from apps.accounts.permissions import Actor, authorize
 from apps.content.models import Byline, Entry, EntryByline
 from apps.core import slugs
-from apps.core.errors import ValidationError
+from apps.core.errors import NotFound, ValidationError
 from apps.core.ids import new_id
 from apps.core.slugs import slugify
 
@@ -79,6 +80,27 @@ def set_credits(entry: Entry, bylines: list[dict] | None) -> None:
 
 
 # --- bylines --------------------------------------------------------------------------------------------------------
+
+# Wire names of a byline's values, as the services below name them (``userId`` becomes ``user``).
+BYLINE_NAMES = {"displayName": "display_name", "isGuest": "is_guest", "bio": "bio", "email": "email"}
+
+
+def byline_values(sent: dict[str, Any]) -> dict[str, Any]:
+    """The values a client sent (wire names) as ``byline_create`` and ``byline_update`` take them: the user of a
+    ``userId`` looked up (an unknown one is a VALIDATION_ERROR on ``userId``; null unlinks)."""
+    values = {name: sent[wire] for wire, name in BYLINE_NAMES.items() if wire in sent}
+    if "userId" in sent:
+        values["user"] = _linked_user(sent["userId"])
+    return values
+
+
+def _linked_user(user_id: str | None) -> User | None:
+    if not user_id:
+        return None
+    try:
+        return account_selectors.user_get(user_id=user_id)
+    except NotFound as exc:
+        raise ValidationError(details={"userId": exc.message}) from exc
 
 
 @transaction.atomic

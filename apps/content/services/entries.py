@@ -25,8 +25,11 @@ from apps.content.services.bylines import (
 from apps.content.services.revisions import append_revision
 from apps.content.services.shared import (
     SLUG_NEEDS_TEXT,
+    VALUE_CONTEXT,
     WRITABLE_STATUSES,
+    batch_context,
     changed,
+    check_published_at,
     check_unique_values,
     choose_slug,
     derived_slug_base,
@@ -44,6 +47,7 @@ from apps.core.db import bulk_insert
 from apps.core.errors import Conflict, DuplicateSlug, NotFound, ValidationError
 from apps.core.ids import new_id
 from apps.core.timefmt import now
+from apps.schema.field_types import ValueContext
 from apps.schema.models import Collection, Field
 
 
@@ -106,6 +110,7 @@ def plan_entry(
     published_at: datetime | None = None,
     meta: dict | None = None,
     created_at: datetime | None = None,
+    context: ValueContext = VALUE_CONTEXT,
 ) -> EntryPlan:
     """The rules of creating one entry, the same for ``entry_create`` and every row of ``entry_create_many``: status,
     locale, translation source, field values (``validate_data``), slug and credits' shape. Reads what one row needs
@@ -135,7 +140,7 @@ def plan_entry(
                 **data,
             }
     try:
-        clean = validate_data(collection=collection, fields=fields, data=data, creating=True)
+        clean = validate_data(collection=collection, fields=fields, data=data, creating=True, context=context)
     except ValidationError as error:
         problems.update(error.details)
         clean = {}
@@ -343,8 +348,10 @@ def entry_create_many(*, actor: Actor, collection: Collection, rows: list[dict[s
         return []
     fields = fields_of(collection)
     moment = now()
+    context = batch_context(fields, [row.get("data") for row in rows])
     plans = [
-        plan_entry(actor=actor, collection=collection, fields=fields, moment=moment, **row) for row in rows
+        plan_entry(actor=actor, collection=collection, fields=fields, moment=moment, context=context, **row)
+        for row in rows
     ]
     _check_stored(collection, plans, batch=True)
     if any(field.unique for field in fields) or any(plan.source for plan in plans):
@@ -366,8 +373,11 @@ def entry_update(
     status: str | None = None,
     rev: str | None = None,
     bylines: list[dict] | None = None,
+    published_at: datetime | None = None,
 ) -> Entry:
-    """Change fields (those not sent stay as they are), slug, status (draft or published) and credits.
+    """Change fields (those not sent stay as they are), slug, status (draft or published), credits, and the
+    publication date (``published_at``, not in the future, as ``entry_publish`` takes it) of an entry that is
+    published or is being published by this update.
 
     A ``rev`` that is not the entry's current ``_rev`` is a CONFLICT and nothing is written. Editing a published entry
     changes its working copy; the public keeps reading the published version until it is published again (unless the
@@ -384,8 +394,17 @@ def entry_update(
         )
     if status is not None and status not in WRITABLE_STATUSES:
         raise ValidationError(details={"status": "Either draft or published; use …/schedule to schedule."})
-    if status == Status.PUBLISHED:
+    if status == Status.PUBLISHED or published_at is not None:
         authorize(actor, "content.publish", owner_id=entry.author_id)
+    if published_at is not None:
+        check_published_at(published_at)
+        if status != Status.PUBLISHED and (status is not None or entry.status != Status.PUBLISHED):
+            raise ValidationError(
+                details={
+                    "publishedAt": "Only a published entry has a publication date: send status 'published' "
+                    "with it, or publish the entry."
+                }
+            )
     collection = entry.collection
     fields = fields_of(collection)
     before = entry.data
@@ -405,7 +424,7 @@ def entry_update(
         changes.update(
             status=Status.PUBLISHED,
             live_data=copy.deepcopy(clean),
-            published_at=entry.published_at or moment,
+            published_at=published_at or entry.published_at or moment,
             scheduled_at=None,
         )
         action = "publish"
@@ -414,6 +433,8 @@ def entry_update(
         action = "unpublish" if entry.status == Status.PUBLISHED else "unschedule"
     elif entry.status == Status.PUBLISHED and not collection.supports_feature("drafts"):
         changes["live_data"] = copy.deepcopy(clean)
+    if published_at is not None:
+        changes["published_at"] = published_at
     probe = copy.copy(entry)
     probe.data = clean
     probe.locale = entry.locale

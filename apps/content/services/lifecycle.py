@@ -17,6 +17,7 @@ from apps.content.models import Entry, Status
 from apps.content.services.revisions import append_revision
 from apps.content.services.shared import (
     changed,
+    check_published_at,
     check_unique_values,
     fields_of,
     free_slug,
@@ -63,12 +64,7 @@ def entry_publish(
     entry = lock(entry, collection)
     authorize(actor, "content.publish", owner_id=entry.author_id)
     publication = _publication(entry, published_at=published_at)
-    if published_at is not None and published_at > now():
-        raise ValidationError(
-            details={
-                "publishedAt": f"{iso(published_at)} is in the future; schedule the entry instead (…/schedule)."
-            }
-        )
+    check_published_at(published_at)
     return _publish(entry, publication, actor)
 
 

@@ -19,7 +19,8 @@ from apps.core import events, slugs
 from apps.core.db import JsonKey, PreparedQuery, json_scalar_param
 from apps.core.errors import Conflict, DuplicateSlug, NotFound, ValidationError
 from apps.core.slugs import slugify
-from apps.core.timefmt import now
+from apps.core.timefmt import iso, now
+from apps.media import selectors as media_selectors
 from apps.schema import selectors as schema_selectors
 from apps.schema.field_types import FIELD_TYPES, FieldValueError, ValueContext
 from apps.schema.models import Collection, Field
@@ -40,7 +41,39 @@ def _missing_references(collection_slug: str, ids: list[str]) -> list[str]:
     return [item for item in ids if item not in found]
 
 
-VALUE_CONTEXT = ValueContext(missing_references=_missing_references)
+VALUE_CONTEXT = ValueContext(
+    missing_references=_missing_references, missing_media=media_selectors.missing_media
+)
+
+
+def media_ids_in(fields: list[Field], rows: list[Any]) -> list[str]:
+    """The media ids that the image and file values of ``rows`` (data dicts) name, as those fields take them."""
+    media_fields = [field.slug for field in fields if field.type in ("image", "file")]
+    ids: list[str] = []
+    for data in rows:
+        if not isinstance(data, dict):
+            continue
+        for slug in media_fields:
+            value = data.get(slug)
+            value = value.get("id") if isinstance(value, dict) else value
+            if isinstance(value, str) and value:
+                ids.append(value)
+    return ids
+
+
+def batch_context(fields: list[Field], rows: list[Any]) -> ValueContext:
+    """VALUE_CONTEXT for many rows at once: the media they name are looked up in one query, not one per value."""
+    ids = media_ids_in(fields, rows)
+    if not ids:
+        return VALUE_CONTEXT
+    known, missing = set(ids), set(media_selectors.missing_media(ids))
+
+    def missing_media(wanted: list[str]) -> list[str]:
+        # Values not seen beforehand (a translation's copied values) are asked for as usual.
+        unseen = media_selectors.missing_media(item for item in wanted if item not in known)
+        return [item for item in wanted if item in missing or item in unseen]
+
+    return ValueContext(missing_references=_missing_references, missing_media=missing_media)
 
 
 def _is_empty(value: Any) -> bool:
@@ -48,7 +81,13 @@ def _is_empty(value: Any) -> bool:
 
 
 def validate_data(
-    *, collection: Collection, fields: list[Field], data: Any, current: dict | None = None, creating: bool
+    *,
+    collection: Collection,
+    fields: list[Field],
+    data: Any,
+    current: dict | None = None,
+    creating: bool,
+    context: ValueContext = VALUE_CONTEXT,
 ) -> dict:
     """The working copy after applying ``data`` (field slug → value; None clears a field) to ``current``.
 
@@ -73,7 +112,7 @@ def validate_data(
             continue
         try:
             clean[slug] = FIELD_TYPES[field.type].normalize(
-                value, validation=field.validation or {}, options=field.options or {}, context=VALUE_CONTEXT
+                value, validation=field.validation or {}, options=field.options or {}, context=context
             )
         except FieldValueError as exc:
             problems[slug] = exc.message
@@ -112,6 +151,16 @@ def check_unique_values(entry: Entry, fields: list[Field], before: dict | None) 
                 f"'{field.slug}' must be unique in '{entry.collection.slug}'; entry {holder} already has {value!r}.",
                 details={field.slug: f"Already used by entry {holder}."},
             )
+
+
+def check_published_at(published_at: Any) -> None:
+    """A publication date given by hand (backdating) is not in the future: a later one is a schedule."""
+    if published_at is not None and published_at > now():
+        raise ValidationError(
+            details={
+                "publishedAt": f"{iso(published_at)} is in the future; schedule the entry instead (…/schedule)."
+            }
+        )
 
 
 # --- slugs ---------------------------------------------------------------------------------------------------------

@@ -6,9 +6,7 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
@@ -17,35 +15,21 @@ from apps.accounts.permissions import Actor, authorize
 from apps.content.models import Entry
 from apps.core import safehttp
 from apps.core.errors import CmsError, InsufficientStorage
-from apps.importer.errors import HttpStatusError, failure_reason
+from apps.importer.errors import failure_reason
 from apps.importer.models import ImportRecord
 from apps.importer.services.records import record_get, record_put, write_imported_entry
 from apps.media import services as media_services
 from apps.media.models import MediaItem
+from apps.media.remote import download, filename_from_url
 from apps.media.storage import media_url
 
 
 def attachment_filename(url: str, attachment_id: Any) -> str:
-    name = Path(urlsplit(url).path).name
-    return name or f"attachment-{attachment_id}"
+    return filename_from_url(url) or f"attachment-{attachment_id}"
 
 
 def _download(url: str) -> tempfile.SpooledTemporaryFile:
-    # Closed by the caller, which reads it after this returns.
-    spool = tempfile.SpooledTemporaryFile(max_size=4 * 1024 * 1024)  # noqa: SIM115
-    try:
-        with safehttp.open_stream(
-            url, max_bytes=settings.CMS_MAX_UPLOAD_BYTES, read_timeout=settings.CMS_IMPORT_FETCH_TIMEOUT
-        ) as response:
-            if not response.ok:
-                raise HttpStatusError(f"{url} answered HTTP {response.status}.")
-            for chunk in response.iter_bytes():
-                spool.write(chunk)
-    except BaseException:
-        spool.close()
-        raise
-    spool.seek(0)
-    return spool
+    return download(url, read_timeout=settings.CMS_IMPORT_FETCH_TIMEOUT)
 
 
 def _site_of_attachment(attachment_id: Any) -> str:
