@@ -73,7 +73,7 @@ class MediaUploadToolIn(Input):
         max_length=255,
         description="The file's name; default: the URL's last path segment, else 'file'.",
     )
-    contentType: Str = Field(
+    mimeType: Str = Field(
         None,
         max_length=127,
         description="The MIME type you expect; refused when the bytes are something else. The stored type is "

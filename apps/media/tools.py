@@ -69,7 +69,7 @@ def media_upload(actor, args: MediaUploadToolIn) -> MediaCreatedOut:
             filename=filename,
             alt=args.alt or "",
             caption=args.caption or "",
-            mime_type=args.contentType,
+            mime_type=args.mimeType,
         )
     return present_media_created(item, deduplicated)
 
