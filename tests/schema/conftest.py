@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from apps.media.models import MediaItem
 from tests.factories import make_collection, make_entry
 
 
@@ -14,7 +15,24 @@ def authors():
 
 
 @pytest.fixture
-def things(authors):
+def media_records():
+    """The media items that image and file values of these tests name by id (records only: no file is read)."""
+    return [
+        MediaItem.objects.create(
+            id=media_id,
+            filename=f"{media_id}.png",
+            mime_type="image/png",
+            size=1,
+            width=640,
+            height=480,
+            storage_key=f"{media_id}.png",
+        )
+        for media_id in ("m1", "m2")
+    ]
+
+
+@pytest.fixture
+def things(authors, media_records):
     """One field of each type, most with validation."""
     return make_collection(
         "things",
