@@ -338,7 +338,9 @@ class KeptConnections:
         self._pools: dict[tuple, urllib3.HTTPConnectionPool] = {}
         self._lock = threading.Lock()
 
-    def pool(self, key: tuple, make: Callable[[int], urllib3.HTTPConnectionPool]) -> urllib3.HTTPConnectionPool:
+    def pool(
+        self, key: tuple, make: Callable[[int], urllib3.HTTPConnectionPool]
+    ) -> urllib3.HTTPConnectionPool:
         with self._lock:
             found = self._pools.get(key)
             if found is None:
@@ -472,9 +474,7 @@ def _send(
                 assert_hostname=target.host,
                 maxsize=size,
             )
-        return urllib3.HTTPConnectionPool(
-            address, target.port, timeout=timeout, retries=False, maxsize=size
-        )
+        return urllib3.HTTPConnectionPool(address, target.port, timeout=timeout, retries=False, maxsize=size)
 
     if kept is None:
         pool = make(1)
