@@ -300,3 +300,31 @@ def test_terms_carry_the_count_of_entries_using_them(admin_api, posts, tags):
     lonely = term(admin_api, "tag", label="Lonely")
     assert "count" not in lonely  # writes answer with the term; its count is a read's
     assert admin_api.get(f"{TAXONOMIES}/tag/terms/lonely").json()["data"]["count"] == 0
+
+
+def test_terms_list_as_a_tree_on_request(admin_api):
+    admin_api.post(
+        "/_cms/api/taxonomies", {"name": "place", "label": "Places", "hierarchical": True}, format="json"
+    )
+    terms = "/_cms/api/taxonomies/place/terms"
+    europe = admin_api.post(terms, {"label": "Europe"}, format="json").json()["data"]
+    france = admin_api.post(terms, {"label": "France", "parentId": europe["id"]}, format="json").json()[
+        "data"
+    ]
+    asia = admin_api.post(terms, {"label": "Asia"}, format="json").json()["data"]
+    response = admin_api.get(f"{terms}?tree=true")
+    assert response.status_code == 200
+    assert response.json()["data"] == {
+        "items": [
+            {**asia, "count": 0, "children": []},
+            {**europe, "count": 0, "children": [{**france, "count": 0, "children": []}]},
+        ],
+        "nextCursor": None,
+    }
+    flat = admin_api.get(terms).json()["data"]["items"]
+    assert [(item["slug"], "children" in item) for item in flat] == [
+        ("asia", False),
+        ("europe", False),
+        ("france", False),
+    ]
+    assert admin_api.get(f"{terms}?tree=maybe").status_code == 400
