@@ -20,6 +20,7 @@ from apps.taxonomy import services as taxonomy_services
 from apps.taxonomy.models import EntryTerm, Term
 from tests.factories import make_collection, make_entry, make_token, make_user
 from tests.mcp.wire import MODERN, McpClient
+from tests.site.test_widgets import NORMALIZED, TEXT
 
 NEW_TOOLS = (
     "schema_update_field",
@@ -35,16 +36,6 @@ NEW_TOOLS = (
     "widget_area_set_widgets",
 )
 SYSTEM = Actor.system()
-TEXT = [{"_type": "block", "_key": "k1", "children": [{"_type": "span", "_key": "s1", "text": "Hello"}]}]
-NORMALIZED = [
-    {
-        "_type": "block",
-        "_key": "k1",
-        "style": "normal",
-        "markDefs": [],
-        "children": [{"_type": "span", "_key": "s1", "text": "Hello", "marks": []}],
-    }
-]
 
 
 def typed(mcp: McpClient, name: str, arguments: dict) -> dict:
