@@ -217,8 +217,13 @@ def test_taxonomy_update_failures(admin_mcp, category):
     assert text == f"[VALIDATION_ERROR] hierarchical: {nested}"
     assert error["details"] == {"hierarchical": nested}
     text, error = admin_mcp.fails("taxonomy_update", {"name": "category", "collections": ["nowhere"]})
-    assert text.startswith("[VALIDATION_ERROR] collections")
-    assert list(error["details"]) == ["collections"]
+    unknown = "Unknown collection(s) nowhere; collections: posts."
+    assert text == f"[VALIDATION_ERROR] collections: {unknown}"
+    assert error == {
+        "code": "VALIDATION_ERROR",
+        "message": f"collections: {unknown}",
+        "details": {"collections": unknown},
+    }
     text, _ = admin_mcp.fails("taxonomy_update", {"name": "tag", "label": "Tags"})
     assert text == "[NOT_FOUND] No taxonomy 'tag'; taxonomies: category."
     assert admin_mcp.ok("taxonomy_list")["items"][0]["hierarchical"] is True
@@ -418,6 +423,7 @@ def test_menu_changes_need_an_editor(mcp_for, main_menu):
     assert author.refused("menu_update", {"name": "main", "label": "x"}) == role_refusal(Role.EDITOR)
     assert author.refused("menu_delete", {"name": "main"}) == role_refusal(Role.EDITOR)
     reader = mcp_for(Role.EDITOR, ["content:read"])
+    assert reader.refused("menu_update", {"name": "main", "label": "x"}) == scope_refusal("content:write")
     assert reader.refused("menu_delete", {"name": "main"}) == scope_refusal("content:write")
     assert Menu.objects.filter(name="main", label="Main").exists()
 
@@ -457,8 +463,12 @@ def test_a_section_is_updated(admin_mcp, admin_api, note):
 
 def test_section_update_failures(admin_mcp, note):
     text, error = admin_mcp.fails("section_update", {"sectionSlug": "note", "slug": "taken"})
-    assert text.startswith("[DUPLICATE_SLUG] ")
-    assert error["code"] == "DUPLICATE_SLUG"
+    assert text == "[DUPLICATE_SLUG] A section with the slug 'taken' exists already.\n- slug: Taken."
+    assert error == {
+        "code": "DUPLICATE_SLUG",
+        "message": "A section with the slug 'taken' exists already.",
+        "details": {"slug": "Taken."},
+    }
     text, error = admin_mcp.fails("section_update", {"sectionSlug": "note", "content": [{"text": "x"}]})
     assert text == "[VALIDATION_ERROR] content[0]._type: Every block needs a _type, e.g. 'block' for text."
     assert error["details"] == {"content[0]._type": "Every block needs a _type, e.g. 'block' for text."}
@@ -484,6 +494,9 @@ def test_section_changes_need_an_editor(mcp_for, note):
     )
     assert author.refused("section_delete", {"slug": "note"}) == role_refusal(Role.EDITOR)
     reader = mcp_for(Role.EDITOR, ["content:read"])
+    assert reader.refused("section_update", {"sectionSlug": "note", "title": "x"}) == scope_refusal(
+        "content:write"
+    )
     assert reader.refused("section_delete", {"slug": "note"}) == scope_refusal("content:write")
     assert Section.objects.filter(pk=note.pk, title="Note").exists()
 
