@@ -157,8 +157,17 @@ class FieldCreateIn(FieldDefinitionIn, CollectionRefIn):
     pass
 
 
-class FieldDeleteIn(CollectionRefIn):
-    fieldSlug: Str = Field(max_length=100)
+class FieldRefIn(CollectionRefIn):
+    fieldSlug: Str = Field(max_length=100, description="The field's slug.")
+
+
+class FieldDeleteIn(FieldRefIn):
+    pass
+
+
+# pydantic orders inherited fields from the last base to the first: the identity comes first.
+class FieldChangeIn(FieldUpdateIn, FieldRefIn):
+    """The tool's update: collection and fieldSlug name the field; the other keys are the REST PATCH body."""
 
 
 class FieldReorderIn(Input):
