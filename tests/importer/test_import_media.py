@@ -393,3 +393,25 @@ def test_media_endpoint_stops_starting_downloads_when_its_time_is_up(admin_api, 
     again = admin_api.post(MEDIA, {"attachments": result["remaining"]}, format="json").json()["data"]
     assert (again["imported"], list(again["urlMap"]), again["remaining"]) == (1, [blue], [])
     assert MediaItem.objects.count() == 2
+
+
+def test_a_reimport_after_the_media_item_was_deleted_points_at_the_attachment_url(admin_api, site):
+    url = f"{site.base}/wp-content/uploads/red.png"
+    run_import(
+        admin_api,
+        content=wxr(attachment(10, url) + post(1, slug="one", extra=thumbnail(10))),
+        options={"includeMedia": True},
+    )
+    red = MediaItem.objects.get()
+    assert all_entries(admin_api, "posts")[0]["data"]["featured_image"]["id"] == red.pk
+    assert admin_api.delete(f"/_cms/api/media/{red.pk}").status_code == 200
+
+    # Changed content is written again; the image value may not name the deleted item (it would be refused).
+    job = run_import(
+        admin_api,
+        content=wxr(attachment(10, url) + post(1, slug="one", title="Changed", extra=thumbnail(10))),
+    )
+
+    assert job["state"] == "completed"
+    entry = all_entries(admin_api, "posts")[0]
+    assert (entry["data"]["title"], entry["data"]["featured_image"]) == ("Changed", {"url": url})

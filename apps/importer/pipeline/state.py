@@ -26,6 +26,7 @@ from apps.importer.analysis import INTERNAL_TYPES
 from apps.importer.items import JSON_DUMPS, Author, ImportItem
 from apps.importer.models import JOB_LEASE, ImportJob, ImportRecord
 from apps.importer.slugs import BatchSlugs
+from apps.media.models import MediaItem
 from apps.schema.models import Collection
 from apps.taxonomy.models import Taxonomy
 
@@ -332,9 +333,12 @@ class RunState:
 
     def _media_id(self, attachment_id: Any) -> str | None:
         if self.media_ids is None:
+            # Only items that still exist: an image value naming a deleted one would be refused (the attachment's
+            # URL stands in for it instead).
             self.media_ids = dict(
                 ImportRecord.objects.filter(site=self.site, kind="media")
                 .exclude(target_id="")
+                .filter(target_id__in=MediaItem.objects.values("pk"))
                 .values_list("source_id", "target_id")
             )
         return self.media_ids.get(str(attachment_id))
