@@ -179,8 +179,9 @@ def _validated_params(message: Message) -> Any:
     except KeyError:
         raise RpcError(METHOD_NOT_FOUND, f"Method not found: {message.method}") from None
     except PydanticValidationError as exc:
+        # Our wording (apps/core/shapes.py), as for tool arguments: pydantic's own is written for Python programmers.
         problems = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc']) or 'params'}: {error['msg']}"
+            f"{'.'.join(str(part) for part in error['loc']) or 'params'}: {shapes.message(error)}"
             for error in exc.errors()[:5]
         )
         raise RpcError(INVALID_PARAMS, f"Invalid params for {message.method}: {problems}") from None
