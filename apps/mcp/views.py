@@ -20,7 +20,7 @@ HTTP answers of the transport (MCP transports spec, "Streamable HTTP"):
 
 Every refusal has a JSON-RPC error body with an ``id``: the request's own when the body names one (then it validates
 against the schema of every protocol version, two of which require the id), else ``null`` (JSON-RPC 2.0 §5: the id
-could not be determined; the official SDKs' servers answer the same and their clients accept it).
+could not be determined; the official Python and TypeScript SDKs' servers answer the same).
 """
 
 from __future__ import annotations
