@@ -280,7 +280,8 @@ def content_create(actor, args: ContentCreateIn) -> EntryWithRevOut:
     title="Update an entry",
     operation="content.update",
     input=ContentUpdateIn,
-    idempotent=True,
+    # Not idempotent: every call writes a revision, and a retry with the same _rev is a [CONFLICT].
+    idempotent=False,
 )
 def content_update(actor, args: ContentUpdateIn) -> EntryWithRevOut:
     """Change an entry's fields, slug, status, terms, bylines or publication date; what is not sent stays as it is.

@@ -32,7 +32,7 @@ from mcp.shared.exceptions import MCPError
 from apps.accounts.models import Role
 from apps.mcp.management.commands.mcp_tools import snapshot
 from tests.factories import make_token, make_user
-from tests.mcp.wire import MODERN, check, check_message
+from tests.mcp.wire import MODERN, check_message, check_refusal
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -75,9 +75,9 @@ class Recorder:
             version = request.headers.get("mcp-protocol-version")
             if method == "initialize" and "result" in message:
                 version = message["result"]["protocolVersion"]
-            if "id" not in message:
-                # A refusal before the request was read (401, 403, 429 …): a JSON-RPC error without an id.
-                check(MODERN, "JSONRPCErrorResponse", message)
+            if response.status_code in (401, 403, 405, 406, 413, 415, 429, 503):
+                # A refusal of the transport: valid under every version, with the request's id or null.
+                check_refusal(message)
             else:
                 check_message(version or MODERN, method, message)
             self.seen.append((version or "-", method, response.status_code))
