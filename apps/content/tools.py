@@ -27,6 +27,7 @@ from apps.content.inputs import (
 )
 from apps.content.presenters import (
     CompareOut,
+    EntryOut,
     EntryWithRevOut,
     MediaUsagesOut,
     RevisionPageOut,
@@ -42,6 +43,7 @@ from apps.content.presenters import (
 from apps.core.errors import ValidationError
 from apps.core.portabletext_markdown import markdown_to_portable_text
 from apps.core.presenters import SUCCESS, SuccessFlagOut
+from apps.core.shapes import paged
 from apps.delivery.links import links_resolved
 from apps.mcp.registry import tool
 from apps.schema import selectors as schema_selectors
@@ -110,7 +112,14 @@ def _as_asked(answer: dict, collection, format: str) -> dict:
 # --- reads -----------------------------------------------------------------------------------------------------------
 
 
-@tool("content_list", title="List entries", operation="content.read", input=ContentListIn, read_only=True)
+@tool(
+    "content_list",
+    title="List entries",
+    operation="content.read",
+    input=ContentListIn,
+    read_only=True,
+    output=paged(EntryOut),
+)
 def content_list(actor, args: ContentListIn) -> dict:
     """List the entries of a collection, newest first by default, one page at a time.
 
@@ -135,7 +144,14 @@ def content_list(actor, args: ContentListIn) -> dict:
     return _as_asked(present_entry_page(seen), collection, args.format)
 
 
-@tool("content_get", title="Get an entry", operation="content.read", input=ContentGetIn, read_only=True)
+@tool(
+    "content_get",
+    title="Get an entry",
+    operation="content.read",
+    input=ContentGetIn,
+    read_only=True,
+    output=EntryWithRevOut,
+)
 def content_get(actor, args: ContentGetIn) -> EntryWithRevOut:
     """Get one entry by id or slug: all its field values, metadata, bylines, terms and its _rev.
 
@@ -160,6 +176,7 @@ def content_get(actor, args: ContentGetIn) -> EntryWithRevOut:
     operation="content.read_drafts",
     input=EntryIn,
     read_only=True,
+    output=CompareOut,
 )
 def content_compare(actor, args: EntryIn) -> CompareOut:
     """Compare an entry's published version with its working copy (draft).
@@ -177,6 +194,7 @@ def content_compare(actor, args: EntryIn) -> CompareOut:
     operation="content.read_drafts",
     input=TrashListIn,
     read_only=True,
+    output=paged(EntryOut),
 )
 def content_list_trashed(actor, args: TrashListIn) -> dict:
     """List the entries of a collection that are in the trash, most recently deleted first.
@@ -190,7 +208,12 @@ def content_list_trashed(actor, args: TrashListIn) -> dict:
 
 
 @tool(
-    "content_translations", title="List translations", operation="content.read", input=EntryIn, read_only=True
+    "content_translations",
+    title="List translations",
+    operation="content.read",
+    input=EntryIn,
+    read_only=True,
+    output=TranslationsOut,
 )
 def content_translations(actor, args: EntryIn) -> TranslationsOut:
     """List an entry's translations: every entry of its translation group (one per locale), this one included.
@@ -209,6 +232,7 @@ def content_translations(actor, args: EntryIn) -> TranslationsOut:
     operation="content.read_drafts",
     input=RevisionListIn,
     read_only=True,
+    output=RevisionPageOut,
 )
 def revision_list(actor, args: RevisionListIn) -> RevisionPageOut:
     """List an entry's revisions, newest first (only collections that support revisions record them).
@@ -229,7 +253,13 @@ def revision_list(actor, args: RevisionListIn) -> RevisionPageOut:
 # --- writes ----------------------------------------------------------------------------------------------------------
 
 
-@tool("content_create", title="Create an entry", operation="content.create", input=ContentCreateIn)
+@tool(
+    "content_create",
+    title="Create an entry",
+    operation="content.create",
+    input=ContentCreateIn,
+    output=EntryWithRevOut,
+)
 def content_create(actor, args: ContentCreateIn) -> EntryWithRevOut:
     """Create an entry in a collection, as a draft unless status is 'published'.
 
@@ -259,6 +289,7 @@ def content_create(actor, args: ContentCreateIn) -> EntryWithRevOut:
     operation="content.update",
     input=ContentUpdateIn,
     idempotent=True,
+    output=EntryWithRevOut,
 )
 def content_update(actor, args: ContentUpdateIn) -> EntryWithRevOut:
     """Change an entry's fields, slug, status, terms or bylines; what is not sent stays as it is.
@@ -287,6 +318,7 @@ def content_update(actor, args: ContentUpdateIn) -> EntryWithRevOut:
     operation="content.delete",
     input=EntryIn,
     destructive=True,
+    output=SuccessFlagOut,
 )
 def content_delete(actor, args: EntryIn) -> SuccessFlagOut:
     """Move an entry to the trash (soft delete); content_restore undoes it.
@@ -297,7 +329,13 @@ def content_delete(actor, args: EntryIn) -> SuccessFlagOut:
     return SUCCESS
 
 
-@tool("content_restore", title="Restore an entry from the trash", operation="content.delete", input=EntryIn)
+@tool(
+    "content_restore",
+    title="Restore an entry from the trash",
+    operation="content.delete",
+    input=EntryIn,
+    output=EntryWithRevOut,
+)
 def content_restore(actor, args: EntryIn) -> EntryWithRevOut:
     """Bring an entry back from the trash (see content_list_trashed) into the live listing, in the state it had.
 
@@ -312,6 +350,7 @@ def content_restore(actor, args: EntryIn) -> EntryWithRevOut:
     operation="content.delete_permanent",
     input=EntryIn,
     destructive=True,
+    output=SuccessFlagOut,
 )
 def content_permanent_delete(actor, args: EntryIn) -> SuccessFlagOut:
     """Delete an entry that is in the trash, irreversibly (move it there first with content_delete).
@@ -328,6 +367,7 @@ def content_permanent_delete(actor, args: EntryIn) -> SuccessFlagOut:
     operation="content.publish",
     input=ContentPublishIn,
     idempotent=True,
+    output=EntryWithRevOut,
 )
 def content_publish(actor, args: ContentPublishIn) -> EntryWithRevOut:
     """Publish an entry's working copy: it becomes the live version that readers see.
@@ -346,6 +386,7 @@ def content_publish(actor, args: ContentPublishIn) -> EntryWithRevOut:
     operation="content.publish",
     input=EntryIn,
     idempotent=True,
+    output=EntryWithRevOut,
 )
 def content_unpublish(actor, args: EntryIn) -> EntryWithRevOut:
     """Take a published entry offline: it becomes a draft and keeps its content; content_publish brings it back.
@@ -355,7 +396,13 @@ def content_unpublish(actor, args: EntryIn) -> EntryWithRevOut:
     return _written(services.entry_unpublish(actor=actor, **_address(args)))
 
 
-@tool("content_schedule", title="Schedule publication", operation="content.publish", input=ContentScheduleIn)
+@tool(
+    "content_schedule",
+    title="Schedule publication",
+    operation="content.publish",
+    input=ContentScheduleIn,
+    output=EntryWithRevOut,
+)
 def content_schedule(actor, args: ContentScheduleIn) -> EntryWithRevOut:
     """Schedule an entry to be published automatically at scheduledAt (status becomes 'scheduled').
 
@@ -369,6 +416,7 @@ def content_schedule(actor, args: ContentScheduleIn) -> EntryWithRevOut:
     title="Cancel a scheduled publication",
     operation="content.publish",
     input=EntryIn,
+    output=EntryWithRevOut,
 )
 def content_unschedule(actor, args: EntryIn) -> EntryWithRevOut:
     """Cancel a publication planned with content_schedule; the entry goes back to draft, its content unchanged.
@@ -384,6 +432,7 @@ def content_unschedule(actor, args: EntryIn) -> EntryWithRevOut:
     operation="content.update",
     input=EntryIn,
     destructive=True,
+    output=EntryWithRevOut,
 )
 def content_discard_draft(actor, args: EntryIn) -> EntryWithRevOut:
     """Drop the unpublished changes of a published entry: the working copy becomes the live version again.
@@ -393,7 +442,13 @@ def content_discard_draft(actor, args: EntryIn) -> EntryWithRevOut:
     return _written(services.entry_discard_draft(actor=actor, **_address(args)))
 
 
-@tool("content_duplicate", title="Duplicate an entry", operation="content.create", input=EntryIn)
+@tool(
+    "content_duplicate",
+    title="Duplicate an entry",
+    operation="content.create",
+    input=EntryIn,
+    output=EntryWithRevOut,
+)
 def content_duplicate(actor, args: EntryIn) -> EntryWithRevOut:
     """Copy an entry into a new draft with the same fields and bylines: the title gets ' (Copy)', the slug is
     generated, values of unique fields are left out. Returns the copy as {item, _rev}.
@@ -404,7 +459,13 @@ def content_duplicate(actor, args: EntryIn) -> EntryWithRevOut:
     return _written(services.entry_duplicate(actor=actor, entry=source))
 
 
-@tool("revision_restore", title="Restore a revision", operation="content.update", input=RevisionRestoreIn)
+@tool(
+    "revision_restore",
+    title="Restore a revision",
+    operation="content.update",
+    input=RevisionRestoreIn,
+    output=EntryWithRevOut,
+)
 def revision_restore(actor, args: RevisionRestoreIn) -> EntryWithRevOut:
     """Replace an entry's working copy with a revision's data (recorded as a new revision). Nothing is published:
     use content_publish afterwards to make it live.
@@ -421,6 +482,7 @@ def revision_restore(actor, args: RevisionRestoreIn) -> EntryWithRevOut:
     operation="media.usages",
     input=MediaUsagesIn,
     read_only=True,
+    output=MediaUsagesOut,
 )
 def media_usages(actor, args: MediaUsagesIn) -> MediaUsagesOut:
     """List the entries (live or trashed) whose image or file fields or Portable Text reference a media item: check

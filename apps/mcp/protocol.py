@@ -224,8 +224,12 @@ def _sieve_tools(version: str, tools: list[dict[str, Any]]) -> list[dict[str, An
     )
     sieved = wire.serialize_server_result("tools/list", version, {"tools": tools, **extra})["tools"]
     if version not in STRUCTURED_SINCE:
-        # 2025-03-26 tools have no title of their own (their annotations carry it).
-        sieved = [{key: value for key, value in item.items() if key != "title"} for item in sieved]
+        # 2025-03-26 tools have no title of their own (their annotations carry it), and no outputSchema: its results
+        # carry no structuredContent to describe.
+        sieved = [
+            {key: value for key, value in item.items() if key not in ("title", "outputSchema")}
+            for item in sieved
+        ]
     return sieved
 
 

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import rule_for
-from apps.core.shapes import Input, clean_schema, schema_of
+from apps.core.shapes import Input, Paged, clean_schema, schema_of
 
 # Plugin tool names are namespaced with their plugin id: `callout__insert`.
 PLUGIN_SEPARATOR = "__"
@@ -128,8 +128,15 @@ def input_schema(model: type[BaseModel]) -> dict:
 
 
 def output_schema(shape: Any) -> dict:
-    """A tool's ``outputSchema``: the output shape's JSON Schema (an object, as the protocol requires)."""
+    """A tool's ``outputSchema``: the output shape's JSON Schema (an object, as the protocol requires). A page of a
+    list (``paged(Shape)``) is the same page REST documents; a union of objects (``kind`` says which) is an object
+    that is one of them."""
+    if isinstance(shape, Paged):
+        shape = shape.as_typeddict()
     schema = _inlined(schema_of(shape))
+    alternatives = schema.get("anyOf") or schema.get("oneOf")
+    if "type" not in schema and alternatives and all(item.get("type") == "object" for item in alternatives):
+        schema = {"type": "object", **schema}
     if schema.get("type") != "object":
         raise ValueError(f"an outputSchema must describe an object, not {schema.get('type')!r}")
     return schema

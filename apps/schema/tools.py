@@ -31,6 +31,7 @@ from apps.schema.presenters import (
     operation="schema.read",
     input=NoArguments,
     read_only=True,
+    output=CollectionListOut,
 )
 def schema_list_collections(actor, args: NoArguments) -> CollectionListOut:
     """List every collection (content type): slug, label, supports and timestamps.
@@ -47,6 +48,7 @@ def schema_list_collections(actor, args: NoArguments) -> CollectionListOut:
     operation="schema.read",
     input=CollectionSlugIn,
     read_only=True,
+    output=CollectionOut,
 )
 def schema_get_collection(actor, args: CollectionSlugIn) -> CollectionOut:
     """Get a collection with all its field definitions (slug, label, type, required, validation, options …).
@@ -61,6 +63,7 @@ def schema_get_collection(actor, args: CollectionSlugIn) -> CollectionOut:
     title="Create a collection",
     operation="schema.write",
     input=CollectionCreateIn,
+    output=CollectionOut,
 )
 def schema_create_collection(actor, args: CollectionCreateIn) -> CollectionOut:
     """Create a collection (a content type) and its storage. Add fields with schema_create_field.
@@ -76,6 +79,7 @@ def schema_create_collection(actor, args: CollectionCreateIn) -> CollectionOut:
     title="Update a collection",
     operation="schema.write",
     input=CollectionChangeIn,
+    output=CollectionOut,
 )
 def schema_update_collection(actor, args: CollectionChangeIn) -> CollectionOut:
     """Change a collection's labels, description, icon, supports, urlPattern, previewUrl or public flag (only the
@@ -97,6 +101,7 @@ def schema_update_collection(actor, args: CollectionChangeIn) -> CollectionOut:
     operation="schema.write",
     input=CollectionDeleteIn,
     destructive=True,
+    output=SuccessFlagOut,
 )
 def schema_delete_collection(actor, args: CollectionDeleteIn) -> SuccessFlagOut:
     """Delete a collection, its fields and all of its content. Refused ([SCHEMA_ERROR]) while it has entries
@@ -111,6 +116,7 @@ def schema_delete_collection(actor, args: CollectionDeleteIn) -> SuccessFlagOut:
     title="Add a field",
     operation="schema.write",
     input=FieldCreateIn,
+    output=FieldOut,
 )
 def schema_create_field(actor, args: FieldCreateIn) -> FieldOut:
     """Add a field to a collection. select and multiSelect fields need validation.options (the allowed values);
@@ -130,6 +136,7 @@ def schema_create_field(actor, args: FieldCreateIn) -> FieldOut:
     operation="schema.write",
     input=FieldDeleteIn,
     destructive=True,
+    output=SuccessFlagOut,
 )
 def schema_delete_field(actor, args: FieldDeleteIn) -> SuccessFlagOut:
     """Remove a field from a collection and drop its values from every entry. Irreversible. Returns {success: true}."""

@@ -3,12 +3,14 @@ Entries get their terms through content_create and content_update (``taxonomies`
 
 from __future__ import annotations
 
+from apps.core.shapes import paged
 from apps.mcp.registry import tool
 from apps.taxonomy import selectors, services
 from apps.taxonomy.inputs import NoArguments, TaxonomyCreateIn, TermCreateIn, TermListIn, to_model_names
 from apps.taxonomy.presenters import (
     TaxonomyListOut,
     TaxonomyOut,
+    TermCountedOut,
     TermOut,
     present_counted_term,
     present_taxonomies,
@@ -18,7 +20,12 @@ from apps.taxonomy.presenters import (
 
 
 @tool(
-    "taxonomy_list", title="List taxonomies", operation="taxonomies.read", input=NoArguments, read_only=True
+    "taxonomy_list",
+    title="List taxonomies",
+    operation="taxonomies.read",
+    input=NoArguments,
+    read_only=True,
+    output=TaxonomyListOut,
 )
 def taxonomy_list(actor, args: NoArguments) -> TaxonomyListOut:
     """List the taxonomies (categories, tags …): name, label, hierarchical, and the collections each applies to.
@@ -30,7 +37,12 @@ def taxonomy_list(actor, args: NoArguments) -> TaxonomyListOut:
 
 
 @tool(
-    "taxonomy_list_terms", title="List terms", operation="taxonomies.read", input=TermListIn, read_only=True
+    "taxonomy_list_terms",
+    title="List terms",
+    operation="taxonomies.read",
+    input=TermListIn,
+    read_only=True,
+    output=paged(TermCountedOut),
 )
 def taxonomy_list_terms(actor, args: TermListIn) -> dict:
     """List a taxonomy's terms by slug: id, slug, label, parentId (null for top-level terms), description, count
@@ -45,7 +57,13 @@ def taxonomy_list_terms(actor, args: TermListIn) -> dict:
     return page.to_data(lambda term: present_counted_term(term, taxonomy_name=args.taxonomy, counts=counts))
 
 
-@tool("taxonomy_create_term", title="Create a term", operation="terms.create", input=TermCreateIn)
+@tool(
+    "taxonomy_create_term",
+    title="Create a term",
+    operation="terms.create",
+    input=TermCreateIn,
+    output=TermOut,
+)
 def taxonomy_create_term(actor, args: TermCreateIn) -> TermOut:
     """Create a term in a taxonomy; without a slug one is made from the label. A taken slug is [DUPLICATE_SLUG].
     Returns the term."""
@@ -60,7 +78,13 @@ def taxonomy_create_term(actor, args: TermCreateIn) -> TermOut:
     return present_term(term, taxonomy_name=args.taxonomy)
 
 
-@tool("taxonomy_create", title="Create a taxonomy", operation="taxonomies.write", input=TaxonomyCreateIn)
+@tool(
+    "taxonomy_create",
+    title="Create a taxonomy",
+    operation="taxonomies.write",
+    input=TaxonomyCreateIn,
+    output=TaxonomyOut,
+)
 def taxonomy_create(actor, args: TaxonomyCreateIn) -> TaxonomyOut:
     """Define a taxonomy (a way to classify entries, like categories or tags) for some collections.
 
