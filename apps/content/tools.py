@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+from django.conf import settings
 from django.db import transaction
 
 from apps.content import overviews, selectors, services
@@ -27,12 +29,15 @@ from apps.content.inputs import (
 )
 from apps.content.presenters import (
     CompareOut,
+    EntryListOut,
     EntryOut,
     EntryWithRevOut,
     MediaUsagesOut,
     RevisionPageOut,
     TranslationsOut,
+    compact_fields,
     portable_text_as_markdown,
+    present_compact_page,
     present_comparison,
     present_entry_page,
     present_entry_with_rev,
@@ -109,6 +114,18 @@ def _as_asked(answer: dict, collection, format: str) -> dict:
     return portable_text_as_markdown(answer, collection) if format == "markdown" else answer
 
 
+def _projected(answer: EntryWithRevOut, collection, fields: list[str] | None) -> EntryWithRevOut:
+    """One entry with only ``fields`` in data and liveData (the system fields stay), as lists project them."""
+    if fields is None:
+        return answer
+    kept = selectors.checked_fields(collection, fields)
+    item = orjson.loads(orjson.dumps(answer["item"]))  # stored JSON may be spliced in unparsed
+    for key in ("data", "liveData"):
+        if isinstance(item.get(key), dict):
+            item[key] = {slug: value for slug, value in item[key].items() if slug in kept}
+    return {**answer, "item": item}
+
+
 # --- reads -----------------------------------------------------------------------------------------------------------
 
 
@@ -118,16 +135,23 @@ def _as_asked(answer: dict, collection, format: str) -> dict:
     operation="content.read",
     input=ContentListIn,
     read_only=True,
-    output=paged(EntryOut),
+    output=EntryListOut,
+    example={"collection": "posts", "status": "published", "limit": 5},
 )
-def content_list(actor, args: ContentListIn) -> dict:
+def content_list(actor, args: ContentListIn) -> EntryListOut:
     """List the entries of a collection, newest first by default, one page at a time.
 
-    Returns {items, nextCursor}: each item has id, slug, status, data (field values), timestamps, bylines and terms;
-    pass nextCursor back as cursor for the next page (null on the last page). Use content_get for one entry with its
-    _rev, schema_get_collection to learn a collection's fields, and search for full-text queries.
+    Returns {items, nextCursor, compact}: each item has id, slug, status, data (field values), timestamps, bylines
+    and terms; pass nextCursor back as cursor for the next page (null on the last page). By default the answer is
+    compact: data holds the title and the portableText fields as Markdown cut short, and `compact` says what was
+    cut; pass fields and format ('markdown' or 'portableText') for more. Use content_get for one entry in full with
+    its _rev, schema_get_collection to learn a collection's fields, and search for full-text queries.
     """
     collection = _collection(args.collection)
+    compact = args.format == "compact"
+    fields = args.fields
+    if compact and fields is None:
+        fields = compact_fields(collection)
     filters = {name: ",".join(slugs) for name, slugs in args.terms.items()} if args.terms else None
     seen = selectors.entry_list(
         collection=collection,
@@ -139,8 +163,14 @@ def content_list(actor, args: ContentListIn) -> dict:
         locale=args.locale,
         cursor=args.cursor,
         limit=args.limit,
-        fields=args.fields,
+        fields=fields,
     )
+    if compact:
+        return present_compact_page(
+            seen,
+            fields=selectors.checked_fields(collection, fields),
+            max_chars=settings.CMS_MCP_COMPACT_TEXT_CHARS,
+        )
     return _as_asked(present_entry_page(seen), collection, args.format)
 
 
@@ -164,7 +194,7 @@ def content_get(actor, args: ContentGetIn) -> EntryWithRevOut:
     """
     collection = _collection(args.collection)
     seen = selectors.entry_read(actor=actor, collection=collection, ref=args.id, locale=args.locale)
-    answer = present_entry_with_rev(seen)
+    answer = _projected(present_entry_with_rev(seen), collection, args.fields)
     if args.resolveLinks:
         answer = {**answer, "item": links_resolved([answer["item"]], collection)[0]}
     return _as_asked(answer, collection, args.format)

@@ -51,6 +51,8 @@ class Tool:
     schema: dict = field(default_factory=dict, compare=False)
     # The JSON Schema of a successful answer, from the operation's output shape (the presenter's TypedDict).
     output_schema: dict | None = field(default=None, compare=False)
+    # The example call of docs/mcp.md's tool reference (apps/mcp/reference.py), checked against the input model.
+    example: dict | None = field(default=None, compare=False)
 
     @property
     def scope(self) -> str | None:
@@ -152,9 +154,11 @@ def tool(
     destructive: bool = False,
     idempotent: bool | None = None,
     output: Any = None,
+    example: dict | None = None,
 ) -> Callable:
     """Register the decorated ``handler(actor, args)``; its docstring is the tool's description. ``output`` is the
-    output shape (a TypedDict) of what it answers, published as ``outputSchema``."""
+    output shape (a TypedDict) of what it answers, published as ``outputSchema``. ``example`` is the example call of
+    the tool reference in docs/mcp.md (without it, one is built from the input schema); it must be valid input."""
 
     def register(handler: Callable) -> Callable:
         description = inspect.cleandoc(handler.__doc__ or "")
@@ -162,6 +166,10 @@ def tool(
             raise ValueError(f"tool {name} needs a docstring: it is the description a model reads")
         if name in _tools:
             raise ValueError(f"tool {name} is registered twice")
+        if example is not None:
+            input.model_validate(
+                example
+            )  # an example that no longer parses fails at start-up, not in the docs
         _tools[name] = Tool(
             name=name,
             title=title,
@@ -174,6 +182,7 @@ def tool(
             idempotent=idempotent,
             schema=input_schema(input),
             output_schema=output_schema(output) if output is not None else None,
+            example=example,
         )
         return handler
 
