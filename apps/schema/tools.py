@@ -18,8 +18,10 @@ from apps.schema.inputs import (
 from apps.schema.presenters import (
     CollectionListOut,
     CollectionOut,
+    CollectionWithSchemaOut,
     FieldOut,
     present_collection,
+    present_collection_with_schema,
     present_collections,
     present_field,
 )
@@ -48,14 +50,16 @@ def schema_list_collections(actor, args: NoArguments) -> CollectionListOut:
     operation="schema.read",
     input=CollectionSlugIn,
     read_only=True,
-    output=CollectionOut,
+    output=CollectionWithSchemaOut,
 )
-def schema_get_collection(actor, args: CollectionSlugIn) -> CollectionOut:
-    """Get a collection with all its field definitions (slug, label, type, required, validation, options …).
+def schema_get_collection(actor, args: CollectionSlugIn) -> CollectionWithSchemaOut:
+    """Get a collection with all its field definitions (slug, label, type, required, validation, options …) and
+    dataSchema, the JSON Schema of an entry's data.
 
-    Use it before writing entries: data keys are the field slugs, and values must fit each field's type.
+    Use it before writing entries: data keys are the field slugs, and values must fit dataSchema. A refused value is
+    named by its JSON pointer (/data/<field>/…) in the error's message and pointers.
     """
-    return present_collection(selectors.collection_read(actor=actor, slug=args.slug), with_fields=True)
+    return present_collection_with_schema(selectors.collection_read(actor=actor, slug=args.slug))
 
 
 @tool(
