@@ -299,8 +299,10 @@ def _plugin_arguments(tool: registry.Tool, arguments: dict[str, Any]) -> dict[st
 def tool_error(exc: CmsError) -> dict[str, Any]:
     text = f"[{exc.code}] {exc.message}"
     details = exc.details if isinstance(exc.details, Mapping) else {}
+    # A bad value inside the arguments is named by its JSON pointer (/data/title), as the message names the first.
+    pointers = getattr(exc, "pointers", {})
     if len(details) > 1 or (details and exc.code != "VALIDATION_ERROR"):
-        text += "\n" + "\n".join(f"- {key}: {value}" for key, value in details.items())
+        text += "\n" + "\n".join(f"- {pointers.get(key, key)}: {value}" for key, value in details.items())
     return {
         "content": [{"type": "text", "text": text}],
         "structuredContent": {"error": exc.as_dict()},
