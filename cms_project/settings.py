@@ -609,6 +609,8 @@ CMS_TERM_URL_PATTERN = env("CMS_TERM_URL_PATTERN", "/{taxonomy}/{slug}")
 
 # content_list's default compact answers cut each portableText value (as Markdown) to this many characters.
 CMS_MCP_COMPACT_TEXT_CHARS = env_int("CMS_MCP_COMPACT_TEXT_CHARS", 200)
+# tools/list also offers content_create_<collection> and content_update_<collection>, typed by each collection's schema.
+CMS_MCP_COLLECTION_TOOLS = env_bool("CMS_MCP_COLLECTION_TOOLS", False)
 
 # --- Logging --------------------------------------------------------------------------------------------------------
 

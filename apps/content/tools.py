@@ -521,3 +521,7 @@ def media_usages(actor, args: MediaUsagesIn) -> MediaUsagesOut:
     Returns {items: [{entryId, collection, title, status, trashed, fields, versions}], truncated}.
     """
     return present_media_usages(overviews.media_usages(actor=actor, media_id=args.id, limit=args.limit))
+
+
+# The per-collection faces of content_create and content_update (off unless CMS_MCP_COLLECTION_TOOLS).
+from apps.content import collection_tools  # noqa: E402, F401

@@ -235,12 +235,16 @@ def _sieve_tools(version: str, tools: list[dict[str, Any]]) -> list[dict[str, An
 
 def _list_tools(message: Message) -> dict[str, Any]:
     tools = list(_builtin_listing(message.version))
+    provided = [tool.describe() for tool in registry.provided_tools()]
+    if provided:
+        tools.extend(_sieve_tools(message.version, provided))
     plugin_tools = [tool.describe() for tool in registry.plugin_tools()]
     if plugin_tools:
         tools.extend(_sieve_tools(message.version, plugin_tools))
     result: dict[str, Any] = {"tools": tools}
     if message.modern:
-        # Plugin tools come and go with their plugin: clients should not cache the list.
+        # Plugin tools come and go with their plugin, per-collection tools with the schema: clients should not cache
+        # the list.
         result.update(ttlMs=0, cacheScope="private")
     return result
 

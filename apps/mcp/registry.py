@@ -219,6 +219,20 @@ def _plugin_tool(plugin_id: str, contribution) -> Tool:
     )
 
 
+# Functions that make tools from stored state (per-collection tools, apps/content/collection_tools.py), asked on every
+# tools/list and for names no static tool has; each answers [] when its setting is off.
+_providers: list[Callable[[], list[Tool]]] = []
+
+
+def register_provider(provider: Callable[[], list[Tool]]) -> None:
+    if provider not in _providers:
+        _providers.append(provider)
+
+
+def provided_tools() -> list[Tool]:
+    return [tool for provider in _providers for tool in provider() if tool.name not in _tools]
+
+
 def plugin_tools() -> list[Tool]:
     from apps.plugins.registry import active_mcp_tools
 
@@ -226,14 +240,16 @@ def plugin_tools() -> list[Tool]:
 
 
 def all_tools() -> list[Tool]:
-    """Built-in tools by domain, then the tools of enabled plugins."""
-    return [*builtin_tools(), *plugin_tools()]
+    """Built-in tools by domain, the tools made from stored state, then the tools of enabled plugins."""
+    return [*builtin_tools(), *provided_tools(), *plugin_tools()]
 
 
 def get(name: str) -> Tool | None:
     found = _tools.get(name)
-    if found is not None or PLUGIN_SEPARATOR not in name:
+    if found is not None:
         return found
+    if PLUGIN_SEPARATOR not in name:
+        return next((candidate for candidate in provided_tools() if candidate.name == name), None)
     return next((candidate for candidate in plugin_tools() if candidate.name == name), None)
 
 

@@ -98,7 +98,7 @@ def test_refusals_name_the_json_pointer(admin_mcp, recipes):
     assert error["pointers"] == {"nope": "/data/nope", "course": "/data/course"}
     assert text.startswith("[VALIDATION_ERROR] /data/nope: Unknown field 'nope' in collection 'recipes'")
     assert "\n- /data/nope: Unknown field 'nope'" in text
-    assert "\n- /data/course: \"dessert\" is not one of the allowed values: starter, main." in text
+    assert '\n- /data/course: "dessert" is not one of the allowed values: starter, main.' in text
 
 
 def test_a_bad_part_of_portable_text_is_pointed_at(admin_mcp, recipes):
