@@ -4,7 +4,8 @@ the real pipeline (``manage.py import_wxr``), as a site owner's migration would,
     python -m bench.imported --posts 10000 --out DIR      (DATABASE_URL names the benchmark database)
 
 Writes DIR/posts_ids.txt: a pool of published imported posts that carry terms and a byline (the entries a front end
-reads, and the ones that cost the most), each with its ``_rev``, in the format of the seeded pool (ids.txt).
+reads, and the ones that cost the most), each with its ``_rev``, in the format of the seeded pool (ids.txt). Makes
+``posts`` public (issue 22), so the same posts are also read as a front end reads them: without a token.
 """
 
 from __future__ import annotations
@@ -50,8 +51,15 @@ def write_pool(out: Path, size: int = 5000) -> None:
     import django
 
     django.setup()
+    from apps.accounts.permissions import Actor
     from apps.content.models import Entry
+    from apps.schema import services as schema_services
+    from apps.schema.selectors import collection_for_read
     from apps.taxonomy.models import EntryTerm
+
+    posts = collection_for_read(slug="posts")
+    if not posts.public:
+        schema_services.collection_update(actor=Actor.system(), collection=posts, changes={"public": True})
 
     termed = EntryTerm.objects.values("entry_id")
     pool = (

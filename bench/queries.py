@@ -40,6 +40,14 @@ def scenario_requests(out: Path) -> dict[str, Callable[[], object]]:
     media_key = (out / "media_key").read_text().strip()
     # The host the benchmark server answers as (ALLOWED_HOSTS), not the test client's "testserver".
     client = Client(HTTP_AUTHORIZATION=f"Bearer {token}", HTTP_HOST="127.0.0.1")
+    public = Client(HTTP_HOST="127.0.0.1")
+    etags: dict[str, str] = {}
+
+    def conditional(path: str):
+        if path not in etags:
+            etags[path] = public.get(path).headers["ETag"]
+        return public.get(path, HTTP_IF_NONE_MATCH=etags[path])
+
     mcp_headers = {
         "HTTP_ACCEPT": "application/json, text/event-stream",
         "HTTP_MCP_PROTOCOL_VERSION": "2025-11-25",
@@ -96,6 +104,9 @@ def scenario_requests(out: Path) -> dict[str, Callable[[], object]]:
                     f"/_cms/api/search?collections=posts&limit=20&q={SEARCH_WORD}"
                 ),
                 "posts_mcp_get": lambda: mcp("content_get", {"collection": "posts", "id": post_id}),
+                "posts_public_get_one": lambda: public.get(f"/_cms/api/content/posts/{post_id}"),
+                "posts_public_304": lambda: conditional(f"/_cms/api/content/posts/{post_id}"),
+                "posts_public_list50": lambda: public.get("/_cms/api/content/posts?limit=50"),
             }
             if post_id
             else {}

@@ -79,6 +79,10 @@ class Scenario:
     p50_floor_factor: float | None = None
     # Measure the single-connection p50 even without a p50 target (a floor scenario, for its CMS counterpart).
     single: bool = False
+    # Read as a front end reads a public collection: no token (issue 22).
+    anonymous: bool = False
+    # Ask again with the ETag of the first answer (If-None-Match): every answer is a 304.
+    conditional: bool = False
 
 
 SCENARIOS = [
@@ -111,6 +115,13 @@ SCENARIOS = [
              floor="floor_search", single=True),
     Scenario("posts_mcp_get", "/_cms/api/mcp", "mcp_get.lua", ids="posts_ids.txt", lua_args=("posts",),
              single=True),
+    # Delivery to front ends (issue 22): the same posts without a token (public, cacheable answers), and a
+    # conditional GET answered 304 from the entry's version without building the body.
+    Scenario("posts_public_get_one", "/_cms/api/content/posts", "get.lua", target=0.15, ids="posts_ids.txt",
+             anonymous=True),
+    Scenario("posts_public_304", "/_cms/api/content/posts/{first_post}", target=0.5, anonymous=True,
+             conditional=True),
+    Scenario("posts_public_list50", "/_cms/api/content/posts?limit=50", target=0.05, anonymous=True),
     Scenario("floor_get_one", "/one", "get.lua", server="floor", ids="posts_ids.txt", single=True),
     Scenario("floor_list50", "/list", server="floor", single=True),
     Scenario("floor_search", f"/search?q={SEARCH_WORD}", server="floor", single=True),
@@ -162,11 +173,20 @@ def _ms(value: str, unit: str) -> float:
 
 
 def wrk(
-    url: str, *, connections: int, duration: float, token: str | None, script: str | None, args: list[str]
+    url: str,
+    *,
+    connections: int,
+    duration: float,
+    token: str | None,
+    script: str | None,
+    args: list[str],
+    headers: dict[str, str] | None = None,
 ) -> Measurement:
     command = ["wrk", "-t1", f"-c{connections}", f"-d{int(duration)}s", "--latency", "--timeout", "10s"]
     if token:
         command += ["-H", f"Authorization: Bearer {token}"]
+    for name, value in (headers or {}).items():
+        command += ["-H", f"{name}: {value}"]
     if script:
         command += ["-s", str(LUA / script)]
     command.append(url)
@@ -274,9 +294,9 @@ def prepare_imported(kind: str, work: Path, posts: int, env: dict[str, str]) -> 
     marker.touch()
 
 
-def response_bytes(url: str, scenario: Scenario, token: str, ids: Path) -> int | None:
+def response_bytes(url: str, scenario: Scenario, token: str | None, ids: Path) -> int | None:
     """The size of one answer of a read scenario (what its Lua script would ask first); None for writes."""
-    headers = {"Authorization": f"Bearer {token}"}
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
     first = ids.read_text().split()[0] if ids.exists() else ""
     if scenario.script is None:
         return len(requests.get(url, headers=headers, timeout=30).content)
@@ -324,6 +344,10 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
 
     token = (work / kind / "token").read_text().strip()
     media_key = (work / kind / "media_key").read_text().strip()
+    posts_pool = work / kind / "posts_ids.txt"
+    first_post = posts_pool.read_text().split()[0] if posts_pool.exists() else ""
+    # The ETag each conditional scenario sends, read from the first answer once the server is up.
+    etags: dict[str, str] = {}
     baseline = Server("bench.hello_wsgi:app", env)
     references = {name: Server(app, {**env, **extra}) for name, (app, extra) in REFERENCES.items()}
     worker = WORKER_CLASSES[args.worker_class]
@@ -336,16 +360,34 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
     }
 
     def path_of(scenario: Scenario) -> str:
-        return scenario.path.format(media_key=media_key)
+        return scenario.path.format(media_key=media_key, first_post=first_post)
+
+    def token_of(scenario: Scenario) -> str | None:
+        return None if scenario.anonymous else token
+
+    def etag_of(scenario: Scenario) -> str:
+        answer = requests.get(servers[scenario.server].url + path_of(scenario), timeout=30)
+        if answer.status_code != 200 or not answer.headers.get("ETag"):
+            raise RuntimeError(f"{scenario.name}: no ETag to ask again with ({answer.status_code})")
+        again = requests.get(
+            servers[scenario.server].url + path_of(scenario),
+            headers={"If-None-Match": answer.headers["ETag"]},
+            timeout=30,
+        )
+        # wrk counts a 200 as a success too: make sure what is measured is the 304.
+        if again.status_code != 304:
+            raise RuntimeError(f"{scenario.name}: asked again with its ETag, answered {again.status_code}")
+        return answer.headers["ETag"]
 
     def load(scenario: Scenario, duration: float, connections: int | None = None) -> Measurement:
         return wrk(
             servers[scenario.server].url + path_of(scenario),
             connections=connections or scenario.connections,
             duration=duration,
-            token=token,
+            token=token_of(scenario),
             script=scenario.script,
             args=[str(work / kind / scenario.ids), *scenario.lua_args],
+            headers={"If-None-Match": etags[scenario.name]} if scenario.name in etags else None,
         )
 
     try:
@@ -359,9 +401,18 @@ def run_database(kind: str, args, work: Path) -> list[Result]:
         for scenario in scenarios:
             if scenario.refresh_pool:
                 refresh_pool()
+            if scenario.conditional:
+                etags[scenario.name] = etag_of(scenario)
             load(scenario, 1)
-            results[scenario.name].bytes = response_bytes(
-                servers[scenario.server].url + path_of(scenario), scenario, token, work / kind / scenario.ids
+            results[scenario.name].bytes = (
+                0
+                if scenario.conditional
+                else response_bytes(
+                    servers[scenario.server].url + path_of(scenario),
+                    scenario,
+                    token_of(scenario),
+                    work / kind / scenario.ids,
+                )
             )
         for round_number in range(args.rounds):
             reference = wrk(

@@ -11,11 +11,14 @@ Creates a test database with one collection, then:
   ``--events`` queued events are delivered, and prints events/s (signing, the SSRF-checked POST, the attempt row).
 
     DATABASE_URL=… python -m bench.webhooks [--creates 50] [--rounds 15] [--events 1000]
+
+Writes bench/results/webhooks-<database>-<time>.json, which `make bench` (bench/all.py) reads for its summary.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import statistics
@@ -99,12 +102,16 @@ def _run(args, settings, connection) -> None:
     print(
         f"database: {connection.vendor}; medians of {args.rounds} alternating rounds of {args.creates} creates"
     )
+    report: dict = {"database": "postgres" if connection.vendor == "postgresql" else "sqlite", "create": {}}
     for index, kind in ((0, "wall"), (1, "CPU")):
         base = statistics.median(item[index] for item in rounds["none"])
         line = f"create ({kind}): no endpoint {base:.3f} ms"
+        report["create"][kind] = {"none_ms": base}
         for mode in ("ids", "full"):
             hooked = statistics.median(item[index] for item in rounds[mode])
             line += f"; {mode} endpoint {hooked:.3f} ms ({(hooked / base - 1) * 100:+.1f}%)"
+            report["create"][kind][f"{mode}_ms"] = hooked
+            report["create"][kind][f"{mode}_added_percent"] = (hooked / base - 1) * 100
         print(line)
     checks = 100_000
     started = time.perf_counter()
@@ -138,6 +145,12 @@ def _run(args, settings, connection) -> None:
     for state, error in Delivery.objects.exclude(state="delivered").values_list("state", "last_error")[:3]:
         print(f"not delivered: {state} {error}")
     print(f"throughput: {delivered} events delivered in {elapsed:.2f} s = {delivered / elapsed:.0f} events/s")
+    report["throughput"] = {"events": delivered, "seconds": elapsed, "events_per_second": delivered / elapsed}
+    results = Path(__file__).resolve().parent / "results"
+    results.mkdir(exist_ok=True)
+    out = results / f"webhooks-{report['database']}-{time.strftime('%Y%m%dT%H%M%S')}.json"
+    out.write_text(json.dumps(report, indent=2))
+    print(f"written: {out.name}")
 
 
 def _serve(pipe) -> None:

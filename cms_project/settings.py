@@ -275,6 +275,9 @@ OAUTH2_PROVIDER = {
 }
 CMS_DEVICE_CODE_EXPIRE_SECONDS = 15 * 60
 CMS_REFRESH_TOKEN_ABSOLUTE_SECONDS = 90 * 24 * 3600
+# tools/list names only the tools the caller's token and role may call (default: every tool, as the spec's examples
+# do; a call outside the token's scopes is refused with -32600 either way). docs/mcp.md "Least privilege".
+CMS_MCP_LIST_CALLABLE_TOOLS_ONLY = env_bool("CMS_MCP_LIST_CALLABLE_TOOLS_ONLY", False)
 
 # --- Mail -----------------------------------------------------------------------------------------------------------
 

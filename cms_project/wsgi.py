@@ -9,9 +9,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cms_project.settings")
 
 django_application = get_wsgi_application()
 
-# Renditions already stored are answered before Django's request cycle (apps/media/fastpath.py); the rest is Django.
-from apps.media.fastpath import RenditionFastPath  # noqa: E402 (needs the apps loaded above)
+# Renditions already stored (apps/media/fastpath.py) and conditional reads of a public entry whose copy is current
+# (apps/delivery/fastpath.py) are answered before Django's request cycle; the rest is Django.
+from apps.delivery.fastpath import PublicEntryFastPath  # noqa: E402 (needs the apps loaded above)
+from apps.media.fastpath import RenditionFastPath  # noqa: E402
 
-application = RenditionFastPath(django_application)
+application = PublicEntryFastPath(RenditionFastPath(django_application))
 # Import the URL map and every view while the worker starts, not during the first request it is sent.
 get_resolver().url_patterns  # noqa: B018

@@ -16,7 +16,8 @@ The toolkit (with oauthlib) parses requests, issues and stores tokens and answer
   device pages never tick those two for the user.
 - **Resources** (RFC 8707): a token is bound to the resource it was requested for, either the REST API
   (``{base}/_cms/api``) or the MCP endpoint (``{base}/_cms/api/mcp``); any other value is ``invalid_target``, and a
-  token requested without one is bound to the REST API. ``access_token_authenticate`` checks the binding.
+  token requested without one is bound to the REST API, except a device-flow token, which is bound to both (the
+  tool server works without asking; ``device_default_resources``). ``access_token_authenticate`` checks the binding.
 - **Device flow** (RFC 8628): codes expire after 15 minutes, the device code is stored hashed and exchanged once,
   polling faster than the interval gets ``slow_down`` (and a five-second longer interval), denial ``access_denied``.
 - **Grant types per client**: the toolkit's Application has one; a registered client may have several
@@ -290,6 +291,14 @@ class CmsOAuth2Validator(OAuth2Validator):
         request.resource = [canonical_resource(item) for item in request.resource] or [rest_resource()]
 
 
+def device_default_resources() -> list[str]:
+    """What a device token asked for without ``resource`` is bound to: both faces of this server. A device (a CLI, an
+    agent on a server) has no redirect to carry the MCP client's usual ``resource`` through, and it mostly wants the
+    tool server; the REST API is the same server with the same scopes and permission table, so binding the token to
+    both hands it to no other party (the audience binding exists against that)."""
+    return [rest_resource(), mcp_resource()]
+
+
 def device_grant_pre_token(request) -> None:
     """oauthlib pre-token hook for the device grant: the user who approved, the scopes and resource they approved."""
     device_code = request._params.get("device_code")
@@ -301,7 +310,7 @@ def device_grant_pre_token(request) -> None:
     request.user = grant.user
     request.scopes = grant.scope.split() if grant.scope else []
     if not request._params.get("resource"):
-        request.resource = list(grant.resource)
+        request.resource = list(grant.resource) or device_default_resources()
 
 
 # --- Protocol errors ------------------------------------------------------------------------------------------------

@@ -89,6 +89,11 @@ def register_public_site(check: Callable[[], bool]) -> None:
     _public_site[0] = check
 
 
+def public_site() -> bool:
+    """Whether anything at all is readable without credentials."""
+    return _public_site[0]()
+
+
 def register(rules: dict[str, Rule]) -> None:
     """Domain apps add their operations from ``AppConfig.ready()``; a name may be defined once."""
     for name, rule in rules.items():
@@ -222,7 +227,7 @@ class OperationPermission(BasePermission):
         spec = view.get_endpoint() if hasattr(view, "get_endpoint") else None
         operation = spec.operation if spec else "__undeclared__"
         actor = actor_from_request(request)
-        if actor is None and rule_for(operation).anonymous and _public_site[0]():
+        if actor is None and rule_for(operation).anonymous and public_site():
             # Without credentials on an operation open to anonymous readers: the selector decides with what it reads
             # (``authorize(..., public=...)``), which this coarse check cannot know yet.
             request._cms_actor = ANONYMOUS

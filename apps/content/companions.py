@@ -47,6 +47,16 @@ def entry_companion(entry, name: str):
     return getattr(entry, PREFIX + name, NOT_READ)
 
 
+def companion_texts(entry) -> tuple:
+    """Every companion's JSON text read with ``entry``, in registration order (None where not read): what the answer
+    shows from other tables, for validators (a term renamed changes the answer, not the entry's row)."""
+    texts = []
+    for name in _COMPANIONS:
+        text = entry_companion(entry, name)
+        texts.append(None if text is NOT_READ else text)
+    return tuple(texts)
+
+
 def companion_rows(entries: Sequence, name: str) -> dict[str, list] | None:
     """``{entry id: [row, …]}`` of ``name``'s rows read with ``entries``, or None when any of them was read without."""
     carried = {}

@@ -26,6 +26,8 @@ from apps.core.shapes import (
     cursor_param,
     limit_param,
 )
+from apps.core.slugs import MAX_SLUG_LENGTH
+from apps.schema.models import SLUG_MAX_LENGTH
 
 ListStatus = choice("draft", "published", "scheduled")
 WritableStatus = choice("draft", "published")
@@ -39,6 +41,8 @@ FORMAT_HELP = (
     "strings."
 )
 Slug = Annotated[Str, Field(max_length=200)]
+# An entry's own slug: the service keeps at most MAX_SLUG_LENGTH characters, so longer is refused, not cut.
+EntrySlug = Annotated[Str, Field(max_length=MAX_SLUG_LENGTH)]
 
 
 def _email(value: str) -> str:
@@ -62,7 +66,7 @@ EmailOrBlank = Annotated[
 
 
 class InCollection(Input):
-    collection: Str = Field(max_length=64, description="The collection's slug.")
+    collection: Str = Field(max_length=SLUG_MAX_LENGTH, description="The collection's slug.")
 
 
 class EntryIn(InCollection):
@@ -190,7 +194,7 @@ TAXONOMIES_HELP = (
 
 class EntryCreateIn(Input):
     data: JsonObject = Field(description="Field values keyed by field slug.")
-    slug: Slug = Field(None, description="URL slug; generated from the title when omitted.")
+    slug: EntrySlug = Field(None, description="URL slug; generated from the title when omitted.")
     status: WritableStatus = "draft"
     locale: Str = Field(None, max_length=16)
     translationOf: Str = Field(None, max_length=26, description="Id of the entry this one translates.")
@@ -208,7 +212,7 @@ class EntryUpdateIn(Input):
     data: JsonObject = Field(
         None, description="Field values keyed by field slug; fields not sent keep their values."
     )
-    slug: Slug = None
+    slug: EntrySlug = None
     status: WritableStatus = Field(None, description="'published' publishes the result.")
     rev: Str = Field(
         None,

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal, NotRequired
 import orjson
 from pydantic import Field, RootModel
 
+from apps.content.companions import companion_texts
 from apps.content.models import Byline, Entry, Revision, Status
 from apps.content.overviews import MediaUsages
 from apps.content.selectors import Comparison, Entries
@@ -390,8 +391,9 @@ def present_entry_with_rev(seen: Entries) -> EntryWithRevOut:
 
 def _row_state(entry) -> tuple:
     """What an entry's answer depends on that its row says: its version (every write), the time of the last write,
-    and its byline credits as shown (a byline's rename changes the answer, not the entry)."""
-    return entry.pk, entry.version, entry.updated_at, tuple(entry.credit_list)
+    its byline credits as shown (a byline's rename changes the answer, not the entry), and the rows of other tables read
+    with it (its terms: a term renamed changes the answer too)."""
+    return entry.pk, entry.version, entry.updated_at, tuple(entry.credit_list), companion_texts(entry)
 
 
 def entry_freshness(seen: Entries, *, query: dict) -> Freshness:

@@ -318,7 +318,8 @@ def content_create(actor, args: ContentCreateIn) -> EntryWithRevOut:
     title="Update an entry",
     operation="content.update",
     input=ContentUpdateIn,
-    idempotent=True,
+    # Not idempotent: every call writes a revision, and a retry with the same _rev is a [CONFLICT].
+    idempotent=False,
     output=EntryWithRevOut,
 )
 def content_update(actor, args: ContentUpdateIn) -> EntryWithRevOut:

@@ -35,6 +35,10 @@ class ServiceForm(forms.ModelForm):
             raise as_form_error(exc) from exc
         return cleaned
 
+    def validate_unique(self):
+        """Not again after the service: it checked what must be unique (answering its own message) and wrote the row,
+        which the model form's check, run after ``clean()``, would find and call taken."""
+
 
 class ServiceAdminMixin:
     def get_form(self, request, obj=None, **kwargs):

@@ -30,6 +30,7 @@ import ipaddress
 import json
 import re
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -273,9 +274,11 @@ def open_stream(
     retries: int = 2,
     backoff: float = 0.5,
     allow: tuple[str, ...] = (),
+    kept: KeptConnections | None = None,
 ) -> Iterator[StreamedResponse]:
     """Open a URL safely; the body is read from the yielded response in chunks. Retries cover getting the
-    response's headers (a body cut off half-way cannot be resumed here)."""
+    response's headers (a body cut off half-way cannot be resumed here). With ``kept``, the connection comes from and
+    goes back to those kept open (keep-alive) when the answer was read to its end."""
     method = method.upper()
     attempts = 1 + (retries if method in RETRYABLE_METHODS else 0)
     pools: list[urllib3.HTTPConnectionPool] = []
@@ -284,6 +287,7 @@ def open_stream(
             raw, final_url = _request(
                 url,
                 pools=pools,
+                kept=kept,
                 method=method,
                 headers=dict(headers or {}),
                 body=body,
@@ -311,14 +315,49 @@ def open_stream(
             final_url, raw.status, raw.headers, raw, max_bytes, time.monotonic() + total_timeout
         )
     finally:
+        if kept is None or raw.length_remaining or not raw.isclosed():
+            # An answer left unread (or one without a length) would be read by the next request on the connection.
+            raw.close()
         raw.release_conn()
-        raw.close()
         _close(pools)
 
 
 def _close(pools: list[urllib3.HTTPConnectionPool]) -> None:
     while pools:
         pools.pop().close()
+
+
+class KeptConnections:
+    """Connections kept open across requests (HTTP keep-alive), one pool per destination address, for a caller that
+    sends many requests to few hosts (the webhook worker's pass). Every request is still checked (its host resolved
+    and its addresses judged) before it takes a connection: a pool is keyed by the address checked, so a host that
+    now resolves elsewhere gets a new one. Thread-safe; close it when done."""
+
+    def __init__(self, per_host: int = 8):
+        self.per_host = per_host
+        self._pools: dict[tuple, urllib3.HTTPConnectionPool] = {}
+        self._lock = threading.Lock()
+
+    def pool(
+        self, key: tuple, make: Callable[[int], urllib3.HTTPConnectionPool]
+    ) -> urllib3.HTTPConnectionPool:
+        with self._lock:
+            found = self._pools.get(key)
+            if found is None:
+                found = self._pools[key] = make(self.per_host)
+            return found
+
+    def close(self) -> None:
+        with self._lock:
+            pools, self._pools = list(self._pools.values()), {}
+        for pool in pools:
+            pool.close()
+
+    def __enter__(self) -> KeptConnections:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 # --- one request, its redirects, and the checks ------------------------------------------------------------------
@@ -382,6 +421,7 @@ def _request(
     deadline: float,
     max_redirects: int,
     allow: tuple[str, ...] = (),
+    kept: KeptConnections | None = None,
 ) -> tuple[Any, str]:
     headers = {"User-Agent": USER_AGENT, "Accept-Encoding": "gzip, deflate", **headers}
     first_host = None
@@ -397,7 +437,7 @@ def _request(
                 for name, value in headers.items()
                 if name.lower() not in ("authorization", "cookie")
             }
-        raw = _send(target, method, headers, body, timeout, pools)
+        raw = _send(target, method, headers, body, timeout, pools, kept)
         location = raw.headers.get("location")
         if raw.status not in REDIRECTS or not location:
             return raw, url
@@ -416,24 +456,31 @@ def _send(
     body: bytes | None,
     timeout: Timeout,
     pools: list[urllib3.HTTPConnectionPool],
+    kept: KeptConnections | None = None,
 ) -> Any:
     address = str(target.address)
-    if target.scheme == "https":
-        bundle = getattr(settings, "CMS_SAFEHTTP_CA_BUNDLE", None)
-        pool: urllib3.HTTPConnectionPool = urllib3.HTTPSConnectionPool(
-            address,
-            target.port,
-            timeout=timeout,
-            retries=False,
-            cert_reqs="CERT_REQUIRED",
-            ca_certs=bundle,
-            server_hostname=target.host,
-            assert_hostname=target.host,
-            maxsize=1,
-        )
+
+    def make(size: int) -> urllib3.HTTPConnectionPool:
+        if target.scheme == "https":
+            bundle = getattr(settings, "CMS_SAFEHTTP_CA_BUNDLE", None)
+            return urllib3.HTTPSConnectionPool(
+                address,
+                target.port,
+                timeout=timeout,
+                retries=False,
+                cert_reqs="CERT_REQUIRED",
+                ca_certs=bundle,
+                server_hostname=target.host,
+                assert_hostname=target.host,
+                maxsize=size,
+            )
+        return urllib3.HTTPConnectionPool(address, target.port, timeout=timeout, retries=False, maxsize=size)
+
+    if kept is None:
+        pool = make(1)
+        pools.append(pool)
     else:
-        pool = urllib3.HTTPConnectionPool(address, target.port, timeout=timeout, retries=False, maxsize=1)
-    pools.append(pool)
+        pool = kept.pool((target.scheme, address, target.port, target.host), make)
     try:
         return pool.urlopen(
             method,
@@ -446,6 +493,7 @@ def _send(
             decode_content=True,
             assert_same_host=False,
             release_conn=False,
+            timeout=timeout,
         )
     except NewConnectionError as error:
         # Checked before ConnectTimeoutError, which urllib3 makes its base class.

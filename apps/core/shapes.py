@@ -354,6 +354,78 @@ _TYPE_NAMES = {
 }
 
 
+_DICT = 'Expected a dictionary of items but got type "{type}".'
+_LIST = 'Expected a list of items but got type "{type}".'
+_NUMBER = "A valid number is required."
+_URL = "Enter a valid URL."
+# Our wording for the rest of pydantic's error types a JSON value can raise (its own, "Input should be …", is for
+# Python programmers); ``{…}`` are the error's context and ``given``/``type`` the value and its JSON-ish type.
+_WORDING = {
+    "int_parsing_size": "The number is too large.",
+    "finite_number": _NUMBER,
+    "decimal_type": _NUMBER,
+    "decimal_parsing": _NUMBER,
+    "fraction_type": _NUMBER,
+    "fraction_parsing": _NUMBER,
+    "complex_type": _NUMBER,
+    "complex_str_parsing": _NUMBER,
+    "decimal_max_digits": "Ensure that there are no more than {max_digits} digits in total.",
+    "decimal_max_places": "Ensure that there are no more than {decimal_places} decimal places.",
+    "decimal_whole_digits": "Ensure that there are no more than {whole_digits} digits before the decimal point.",
+    "greater_than": "Ensure this value is greater than {gt}.",
+    "less_than": "Ensure this value is less than {lt}.",
+    "multiple_of": "Ensure this value is a multiple of {multiple_of}.",
+    "none_required": "This field must be null.",
+    "json_invalid": "Not valid JSON.",
+    "json_type": "Expected JSON text.",
+    "recursion_loop": "The value refers to itself.",
+    "recursion_depth_exceeded": "The value is nested too deeply.",
+    "string_unicode": "Not a valid string.",
+    "string_sub_type": "Not a valid string.",
+    "bytes_type": "Not a valid string.",
+    "bytes_too_short": "Ensure this field has at least {min_length} bytes.",
+    "bytes_too_long": "Ensure this field has no more than {max_length} bytes.",
+    "bytes_invalid_encoding": "Not valid {encoding}.",
+    "string_not_ascii": "Use ASCII characters only.",
+    "frozen_dict_type": _DICT,
+    "ordered_dict_type": _DICT,
+    "counter_type": _DICT,
+    "mapping_type": _DICT,
+    "dataclass_type": _DICT,
+    "dataclass_exact_type": _DICT,
+    "invalid_key": "Keys must be strings.",
+    "tuple_type": _LIST,
+    "set_type": _LIST,
+    "frozen_set_type": _LIST,
+    "deque_type": _LIST,
+    "iterable_type": _LIST,
+    "named_tuple_type": _LIST,
+    "set_item_not_hashable": "Items must be plain values, not lists or objects.",
+    "frozen_field": "This field cannot change.",
+    "frozen_instance": "This value cannot change.",
+    "union_tag_invalid": '"{tag}" is not a valid choice for {discriminator}; expected one of: {expected_tags}.',
+    "union_tag_not_found": "Say which kind this is with {discriminator}.",
+    "date_past": "Give a date in the past.",
+    "date_future": "Give a date in the future.",
+    "datetime_past": "Give a date-time in the past.",
+    "datetime_future": "Give a date-time in the future.",
+    "date_from_datetime_inexact": "Give a date without a time of day.",
+    "timezone_naive": "Give the time without a time zone offset.",
+    "timezone_aware": "Give the time zone offset too, e.g. 2025-01-31T09:00:00Z or +02:00.",
+    "timezone_offset": "The time zone offset must be {tz_expected} seconds, not {tz_actual}.",
+    "time_delta_type": "Duration has wrong format. Use one of these formats instead: [DD] [HH:[MM:]]ss[.uuuuuu].",
+    "time_delta_parsing": "Duration has wrong format. Use one of these formats instead: [DD] [HH:[MM:]]ss[.uuuuuu].",
+    "url_type": _URL,
+    "url_parsing": _URL,
+    "url_syntax_violation": _URL,
+    "url_scheme": "Enter a valid URL ({expected_schemes}).",
+    "url_too_long": "Ensure this URL has no more than {max_length} characters.",
+    "uuid_type": "Must be a valid UUID.",
+    "uuid_parsing": "Must be a valid UUID.",
+    "uuid_version": "Must be a UUID of version {expected_version}.",
+}
+
+
 def _message(model: Any, error: Mapping[str, Any], what: str) -> str:
     kind = error["type"]
     context = error.get("ctx") or {}
@@ -411,6 +483,13 @@ def _message(model: Any, error: Mapping[str, Any], what: str) -> str:
         return f"Ensure this field has at least {context.get('min_length')} {unit}."
     if kind == "too_long":
         return f"Ensure this field has no more than {context.get('max_length')} {unit}."
+    if kind in _WORDING:
+        try:
+            return _WORDING[kind].format(
+                given=given, type=_TYPE_NAMES.get(type(given), type(given).__name__), **context
+            )
+        except (KeyError, IndexError):
+            pass  # a context this pydantic does not give: its own words below
     if kind.startswith(("datetime", "date_", "time_")) or kind in {"date_parsing", "date_type"}:
         return (
             "Datetime has wrong format. Use one of these formats instead: "
@@ -421,6 +500,11 @@ def _message(model: Any, error: Mapping[str, Any], what: str) -> str:
     if kind == "assertion_error":
         return str(error["msg"]).removeprefix("Assertion failed, ")
     return str(error["msg"]).rstrip(".") + "."
+
+
+def message(error: Mapping[str, Any], *, what: str = "field") -> str:
+    """One pydantic error in our wording, for a value no input model of ours describes (JSON-RPC params)."""
+    return _message(None, error, what)
 
 
 def problems(model: Any, exc: PydanticValidationError, *, what: str = "field") -> dict[str, str]:

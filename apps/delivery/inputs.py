@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from apps.core.shapes import Field, Input, Str, cursor_param, limit_param
 from apps.delivery.models import REDIRECT_STATUSES
+from apps.schema.models import SLUG_MAX_LENGTH
 
 STATUS_HELP = f"The HTTP status a front end answers with: one of {', '.join(map(str, REDIRECT_STATUSES))}."
 
@@ -52,7 +53,7 @@ class ResolveQuery(Input):
 
 
 class ContentPreviewIn(Input):
-    collection: Str = Field(max_length=100, description="The collection's slug.")
+    collection: Str = Field(max_length=SLUG_MAX_LENGTH, description="The collection's slug.")
     id: Str = Field(max_length=200, description="The entry's id (a ULID) or its slug.")
     locale: Str = Field(None, max_length=16, description="The locale of a slug lookup.")
 

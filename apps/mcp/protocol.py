@@ -26,6 +26,7 @@ from functools import cache
 from typing import Any
 
 import orjson
+from django.conf import settings
 from mcp.shared.inbound import ERROR_CODE_HTTP_STATUS, InboundLadderRejection, classify_inbound_request
 from mcp.types import PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY
 from mcp.types import methods as wire
@@ -179,8 +180,9 @@ def _validated_params(message: Message) -> Any:
     except KeyError:
         raise RpcError(METHOD_NOT_FOUND, f"Method not found: {message.method}") from None
     except PydanticValidationError as exc:
+        # Our wording (apps/core/shapes.py), as for tool arguments: pydantic's own is written for Python programmers.
         problems = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc']) or 'params'}: {error['msg']}"
+            f"{'.'.join(str(part) for part in error['loc']) or 'params'}: {shapes.message(error)}"
             for error in exc.errors()[:5]
         )
         raise RpcError(INVALID_PARAMS, f"Invalid params for {message.method}: {problems}") from None
@@ -233,7 +235,11 @@ def _sieve_tools(version: str, tools: list[dict[str, Any]]) -> list[dict[str, An
     return sieved
 
 
-def _list_tools(message: Message) -> dict[str, Any]:
+def _callable_by(actor: Actor, tool: registry.Tool) -> bool:
+    return actor.has_scope(tool.scope) and actor.has_role(tool.min_role)
+
+
+def _list_tools(actor: Actor, message: Message) -> dict[str, Any]:
     tools = list(_builtin_listing(message.version))
     provided = [tool.describe() for tool in registry.provided_tools()]
     if provided:
@@ -241,6 +247,10 @@ def _list_tools(message: Message) -> dict[str, Any]:
     plugin_tools = [tool.describe() for tool in registry.plugin_tools()]
     if plugin_tools:
         tools.extend(_sieve_tools(message.version, plugin_tools))
+    if settings.CMS_MCP_LIST_CALLABLE_TOOLS_ONLY:
+        # The same checks as call_tool makes first: a listed tool is never refused for scope or role.
+        callable_names = {tool.name for tool in registry.all_tools() if _callable_by(actor, tool)}
+        tools = [tool for tool in tools if tool["name"] in callable_names]
     result: dict[str, Any] = {"tools": tools}
     if message.modern:
         # Plugin tools come and go with their plugin, per-collection tools with the schema: clients should not cache
@@ -268,7 +278,7 @@ def dispatch(actor: Actor, message: Message) -> dict[str, Any]:
     if method == "ping":
         return {}
     if method == "tools/list":
-        return _finish(message, _list_tools(message))
+        return _finish(message, _list_tools(actor, message))
     raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
 
 

@@ -25,6 +25,11 @@ class MenuUpdateIn(Input):
     label: Str = Field(max_length=200)
 
 
+# pydantic orders inherited fields from the last base to the first: the name comes first.
+class MenuChangeIn(MenuUpdateIn, MenuNameIn):
+    """The tool's update: the name names the menu (it cannot change); the other keys are the REST PUT body."""
+
+
 class MenuItemIn(Input):
     type: ItemTypeName = Field(description="custom: a url; content: an entry; taxonomy: a term.")
     label: Text = Field(

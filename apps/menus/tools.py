@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.mcp.registry import tool
 from apps.menus import selectors, services
-from apps.menus.inputs import MenuCreateIn, MenuNameIn, MenuSetItemsIn, NoArguments, item_values
+from apps.menus.inputs import MenuChangeIn, MenuCreateIn, MenuNameIn, MenuSetItemsIn, NoArguments, item_values
 from apps.menus.presenters import (
     MenuDetailOut,
     MenuListOut,
@@ -52,6 +53,30 @@ def menu_get(actor, args: MenuNameIn) -> MenuDetailOut:
 def menu_create(actor, args: MenuCreateIn) -> MenuOut:
     """Create an empty navigation menu; fill it with menu_set_items. A taken name is [DUPLICATE_SLUG]."""
     return present_menu(services.menu_create(actor=actor, name=args.name, label=args.label))
+
+
+@tool("menu_update", title="Rename a menu", operation="menus.write", input=MenuChangeIn, output=MenuOut)
+def menu_update(actor, args: MenuChangeIn) -> MenuOut:
+    """Change a menu's label; its name is what themes ask for and cannot change (create another menu instead).
+    menu_set_items changes its items. Returns the menu."""
+    return present_menu(
+        services.menu_update(actor=actor, menu=selectors.menu_get(name=args.name), label=args.label)
+    )
+
+
+@tool(
+    "menu_delete",
+    title="Delete a menu",
+    operation="menus.write",
+    input=MenuNameIn,
+    destructive=True,
+    output=SuccessFlagOut,
+)
+def menu_delete(actor, args: MenuNameIn) -> SuccessFlagOut:
+    """Delete a menu with all its items; themes asking for its name then find none. Irreversible. Returns
+    {success: true}."""
+    services.menu_delete(actor=actor, menu=selectors.menu_get(name=args.name))
+    return SUCCESS
 
 
 @tool(

@@ -15,7 +15,7 @@ from pydantic import WithJsonSchema
 
 from apps.core.shapes import Field, Input, Str, Text, choice, partial
 from apps.schema.field_types import FIELD_TYPES
-from apps.schema.models import DEFAULT_SUPPORTS, SLUG_PATTERN, SUPPORTS
+from apps.schema.models import DEFAULT_SUPPORTS, SLUG_MAX_LENGTH, SLUG_PATTERN, SUPPORTS
 
 
 def _keys_by_type(attribute: str) -> str:
@@ -31,6 +31,10 @@ def _keys_by_type(attribute: str) -> str:
 # An object whose keys depend on the field's type: the field type checks them and names the keys it takes.
 Definition = Annotated[Any, WithJsonSchema({"type": "object"})]
 ClearableDefinition = Annotated[Any, WithJsonSchema({"type": ["object", "null"]})]
+# A value of the field's type, which the field type checks: any JSON value (null: none).
+DefaultValue = Annotated[
+    Any, WithJsonSchema({"type": ["string", "number", "integer", "boolean", "object", "array", "null"]})
+]
 
 VALIDATION_HELP = (
     f"Rules for values, by type ({_keys_by_type('validation_keys')}). min and max: numbers, or ISO 8601 "
@@ -49,12 +53,12 @@ class NoArguments(Input):
 
 
 class CollectionSlugIn(Input):
-    slug: Str = Field(max_length=100, description="The collection's slug.")
+    slug: Str = Field(max_length=SLUG_MAX_LENGTH, description="The collection's slug.")
 
 
 class CollectionCreateIn(Input):
     slug: Str = Field(
-        max_length=100,
+        max_length=SLUG_MAX_LENGTH,
         description="Lowercase letters, digits and _, starting with a letter; at most 63; e.g. blog_posts.",
         json_schema_extra={"pattern": SLUG_PATTERN},
     )
@@ -90,13 +94,15 @@ class CollectionCreateIn(Input):
 class CollectionUpdateIn(partial(CollectionCreateIn)):
     """PATCH and PUT both change only the keys sent."""
 
-    slug: Str = Field(None, max_length=100, description="Cannot change; accepted only when equal.")
+    slug: Str = Field(
+        None, max_length=SLUG_MAX_LENGTH, description="Cannot change; accepted only when equal."
+    )
 
 
 class CollectionChangeIn(CollectionUpdateIn):
     """The tool's update: the collection's slug names it; the other keys are the REST PATCH body."""
 
-    slug: Str = Field(max_length=100, description="The collection's slug (it cannot change).")
+    slug: Str = Field(max_length=SLUG_MAX_LENGTH, description="The collection's slug (it cannot change).")
 
 
 class CollectionGetQuery(Input):
@@ -116,7 +122,7 @@ class CollectionDeleteIn(CollectionDeleteQuery, CollectionSlugIn):
 
 class FieldDefinitionIn(Input):
     slug: Str = Field(
-        max_length=100,
+        max_length=SLUG_MAX_LENGTH,
         description="The key of the field's value in entry data: lowercase letters, digits and _, starting with a "
         "letter; not a reserved name (id, slug, status …).",
         json_schema_extra={"pattern": SLUG_PATTERN},
@@ -129,7 +135,7 @@ class FieldDefinitionIn(Input):
     )
     required: bool = False
     unique: bool = Field(False, description="No two entries may have the same value (single-value types).")
-    defaultValue: Any = Field(None, description="The value new entries get when none is given.")
+    defaultValue: DefaultValue = Field(None, description="The value new entries get when none is given.")
     validation: Definition = Field(None, description=VALIDATION_HELP)
     widget: Text = Field(
         None, max_length=100, description="The admin editor to use, when not the type's own."
@@ -143,22 +149,33 @@ class FieldDefinitionIn(Input):
 class FieldUpdateIn(partial(FieldDefinitionIn)):
     """PATCH and PUT both change only the keys sent; ``validation``, ``options`` and ``widget`` may be null (none)."""
 
-    slug: Str = Field(None, max_length=100, description="Cannot change; accepted only when equal.")
+    slug: Str = Field(
+        None, max_length=SLUG_MAX_LENGTH, description="Cannot change; accepted only when equal."
+    )
     validation: ClearableDefinition = Field(None, description=VALIDATION_HELP)
     widget: Text | None = Field(None, max_length=100)
     options: ClearableDefinition = Field(None, description=OPTIONS_HELP)
 
 
 class CollectionRefIn(Input):
-    collection: Str = Field(max_length=100, description="The collection's slug.")
+    collection: Str = Field(max_length=SLUG_MAX_LENGTH, description="The collection's slug.")
 
 
 class FieldCreateIn(FieldDefinitionIn, CollectionRefIn):
     pass
 
 
-class FieldDeleteIn(CollectionRefIn):
-    fieldSlug: Str = Field(max_length=100)
+class FieldRefIn(CollectionRefIn):
+    fieldSlug: Str = Field(max_length=SLUG_MAX_LENGTH, description="The field's slug.")
+
+
+class FieldDeleteIn(FieldRefIn):
+    pass
+
+
+# pydantic orders inherited fields from the last base to the first: the identity comes first.
+class FieldChangeIn(FieldUpdateIn, FieldRefIn):
+    """The tool's update: collection and fieldSlug name the field; the other keys are the REST PATCH body."""
 
 
 class FieldReorderIn(Input):

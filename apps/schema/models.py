@@ -7,6 +7,8 @@ from django.db import models
 from apps.core.models import TimestampedModel
 
 SLUG_PATTERN = r"^[a-z][a-z0-9_]*$"
+# Collection and field slugs; every input that names one advertises this length, which the service enforces.
+SLUG_MAX_LENGTH = 63
 SUPPORTS = ("drafts", "revisions", "preview", "scheduling", "search")
 DEFAULT_SUPPORTS = ["drafts", "revisions"]
 # SPEC §2.5: names of the entry's own columns, which a field may not shadow.
@@ -20,7 +22,7 @@ def default_supports() -> list[str]:
 
 
 class Collection(TimestampedModel):
-    slug = models.CharField(max_length=63, unique=True)
+    slug = models.CharField(max_length=SLUG_MAX_LENGTH, unique=True)
     label = models.CharField(max_length=200)
     label_singular = models.CharField(max_length=200, blank=True)
     description = models.TextField(blank=True)
@@ -44,7 +46,7 @@ class Collection(TimestampedModel):
 
 class Field(TimestampedModel):
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="fields")
-    slug = models.CharField(max_length=63)
+    slug = models.CharField(max_length=SLUG_MAX_LENGTH)
     label = models.CharField(max_length=200)
     type = models.CharField(max_length=32)
     required = models.BooleanField(default=False)

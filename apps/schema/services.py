@@ -19,7 +19,15 @@ from apps.core.errors import DuplicateSlug, ReservedSlug, ValidationError
 from apps.core.ids import new_id
 from apps.schema import addresses, selectors
 from apps.schema.field_types import FIELD_TYPES, FieldValueError, ValueContext
-from apps.schema.models import RESERVED_FIELD_SLUGS, SLUG_PATTERN, SUPPORTS, Collection, Field, SchemaVersion
+from apps.schema.models import (
+    RESERVED_FIELD_SLUGS,
+    SLUG_MAX_LENGTH,
+    SLUG_PATTERN,
+    SUPPORTS,
+    Collection,
+    Field,
+    SchemaVersion,
+)
 
 SLUG_RE = re.compile(SLUG_PATTERN)
 SLUG_HINT = "Use lowercase letters, digits and underscores, starting with a letter (^[a-z][a-z0-9_]*$)."
@@ -65,8 +73,8 @@ def slug_problem(slug: Any) -> str | None:
     """What is wrong with a collection or field slug, or None (also for callers that check a slug ahead of time)."""
     if not isinstance(slug, str) or not SLUG_RE.match(slug):
         return SLUG_HINT
-    if len(slug) > 63:
-        return "At most 63 characters."
+    if len(slug) > SLUG_MAX_LENGTH:
+        return f"At most {SLUG_MAX_LENGTH} characters."
     return None
 
 

@@ -10,6 +10,7 @@ from apps.schema.inputs import (
     CollectionCreateIn,
     CollectionDeleteIn,
     CollectionSlugIn,
+    FieldChangeIn,
     FieldCreateIn,
     FieldDeleteIn,
     NoArguments,
@@ -132,6 +133,28 @@ def schema_create_field(actor, args: FieldCreateIn) -> FieldOut:
     collection = selectors.collection_get(slug=definition.pop("collection"))
     field = services.field_create(actor=actor, collection=collection, definition=to_model_names(definition))
     return present_field(field)
+
+
+@tool(
+    "schema_update_field",
+    title="Update a field",
+    operation="schema.write",
+    input=FieldChangeIn,
+    destructive=True,
+    output=FieldOut,
+)
+def schema_update_field(actor, args: FieldChangeIn) -> FieldOut:
+    """Change a field's label, required, unique, defaultValue, validation, options, widget, sortOrder, searchable or
+    translatable (only the keys sent; null clears validation, options and widget). The slug cannot change.
+
+    A new type converts every stored value (drafts, published versions and the trash); if some value cannot become
+    the new type nothing changes and [SCHEMA_ERROR] names the entries. unique with shared values is [SCHEMA_ERROR].
+    Returns the field definition.
+    """
+    changes = args.values()
+    collection = selectors.collection_get(slug=changes.pop("collection"))
+    field = selectors.field_get(collection=collection, slug=changes.pop("fieldSlug"))
+    return present_field(services.field_update(actor=actor, field=field, changes=to_model_names(changes)))
 
 
 @tool(

@@ -61,6 +61,32 @@ class WidgetUpdateIn(WidgetIn):
     )
 
 
+WIDGETS_HELP = "Every widget of the area, in order; the area's widgets not listed are deleted, [] empties it."
+
+
+class WidgetSetItemIn(WidgetIn):
+    id: Str = Field(
+        None,
+        max_length=26,
+        description="An existing widget of this area, replaced in place (it keeps its id); leave out to add one.",
+    )
+
+
+class WidgetsSetIn(Input):
+    widgets: list[WidgetSetItemIn] = Field(description=WIDGETS_HELP)
+
+
+class WidgetToolItemIn(WidgetSetItemIn):
+    content: MarkdownOrPortableText = Field(None, description="Markdown, or Portable Text blocks.")
+
+
+class WidgetAreaSetWidgetsIn(Input):
+    """The tool's set: the area's name, and the REST PUT body with Markdown accepted for content."""
+
+    name: Str = Field(max_length=63, description="The widget area's name, e.g. sidebar.")
+    widgets: list[WidgetToolItemIn] = Field(description=WIDGETS_HELP)
+
+
 class WidgetReorderIn(Input):
     widgetIds: list[Annotated[Str, Field(max_length=26)]] = Field(
         description="These widgets first, in this order; the others keep their order after them."
@@ -102,6 +128,18 @@ class SectionUpdateIn(SectionIn):
 
     title: Str = Field(None, max_length=200)
     source: SourceName = Field(None, description=SOURCE_HELP)
+
+
+class SectionRefIn(Input):
+    sectionSlug: Str = Field(max_length=200, description="The section's current slug.")
+
+
+# pydantic orders inherited fields from the last base to the first: the identity comes first.
+class SectionChangeIn(SectionUpdateIn, SectionRefIn):
+    """The tool's update: sectionSlug names the section; the other keys are the REST PATCH body (slug renames it),
+    with Markdown accepted for content."""
+
+    content: MarkdownOrPortableText = Field(None, description="Markdown, or Portable Text blocks.")
 
 
 # --- settings --------------------------------------------------------------------------------------------------------

@@ -84,11 +84,12 @@ def widget_area_delete(*, actor: Actor, area: WidgetArea) -> None:
     area.delete()
 
 
+TYPE_HINT = "A widget type name: letters, digits, '-' and '_' (e.g. content)."
+
+
 def _widget_type(value: Any) -> str:
     if not isinstance(value, str) or not TYPE_RE.match(value) or len(value) > 64:
-        raise ValidationError(
-            details={"type": "A widget type name: letters, digits, '-' and '_' (e.g. content)."}
-        )
+        raise ValidationError(details={"type": TYPE_HINT})
     return value
 
 
@@ -156,6 +157,61 @@ def widgets_reorder(*, actor: Actor, area: WidgetArea, widget_ids: list[str]) ->
     for position, widget in enumerate(ordered):
         widget.sort_order = position
     Widget.objects.bulk_update(ordered, ["sort_order"])
+    area.save(update_fields=["updated_at"])
+    _area_changed(area, "update", actor)
+    return area
+
+
+@transaction.atomic
+def widgets_replace(*, actor: Actor, area: WidgetArea, widgets: list[dict[str, Any]]) -> WidgetArea:
+    """Make the area hold exactly ``widgets`` (``{id?, type, title, content}``), in that order. An item with the id of
+    one of the area's widgets replaces that widget in place (it keeps its id); one without adds a widget; widgets not
+    listed are deleted. Problems are named by path (``widgets.1.content[0]._type``) and nothing changes unless every
+    item is valid."""
+    authorize(actor, "widgets.write")
+    area = WidgetArea.objects.select_for_update().get(pk=area.pk)
+    current = {widget.pk: widget for widget in area.widgets.all()}
+    problems: dict[str, str] = {}
+    planned: list[tuple[Widget | None, str, str, list[dict]]] = []
+    kept: set[str] = set()
+    for index, item in enumerate(widgets):
+        where = f"widgets.{index}"
+        widget_id = item.get("id")
+        if widget_id is not None:
+            if widget_id not in current:
+                problems[f"{where}.id"] = (
+                    f"No widget {widget_id} in the area '{area.name}'; leave id out to add one."
+                )
+            elif widget_id in kept:
+                problems[f"{where}.id"] = "Listed twice."
+            kept.add(widget_id)
+        kind = item.get("type")
+        if not isinstance(kind, str) or not TYPE_RE.match(kind) or len(kind) > 64:
+            problems[f"{where}.type"] = TYPE_HINT
+        content = item.get("content")
+        blocks, content_problems = portabletext.normalize(
+            [] if content is None else content, path=f"{where}.content"
+        )
+        problems.update(content_problems)
+        planned.append(
+            (current.get(widget_id) if widget_id else None, kind, (item.get("title") or "").strip(), blocks)
+        )
+    if problems:
+        raise ValidationError(details=problems)
+    for widget in current.values():
+        if widget.pk not in kept:
+            _widget_changed(widget, "delete", actor)
+            widget.delete()
+    for position, (widget, kind, title, blocks) in enumerate(planned):
+        if widget is None:
+            widget = Widget.objects.create(
+                area=area, type=kind, title=title, content=blocks, sort_order=position
+            )
+            _widget_changed(widget, "create", actor)
+            continue
+        widget.type, widget.title, widget.content, widget.sort_order = kind, title, blocks, position
+        widget.save()
+        _widget_changed(widget, "update", actor)
     area.save(update_fields=["updated_at"])
     _area_changed(area, "update", actor)
     return area

@@ -3,18 +3,30 @@ content takes Markdown like entries' portableText fields do (converted by the to
 
 from __future__ import annotations
 
+from apps.core.presenters import SUCCESS, SuccessFlagOut
 from apps.core.shapes import paged
 from apps.mcp.registry import tool
 from apps.site import selectors, services
 from apps.site.inputs import (
     SETTING_NAMES,
     NoArguments,
+    SectionChangeIn,
     SectionListIn,
     SectionSlugIn,
     SectionToolIn,
     SettingsIn,
+    WidgetAreaSetWidgetsIn,
 )
-from apps.site.presenters import SectionOut, SettingsOut, present_section, present_settings
+from apps.site.presenters import (
+    SectionOut,
+    SettingsOut,
+    WidgetAreaListOut,
+    WidgetAreaOut,
+    present_section,
+    present_settings,
+    present_widget_area,
+    present_widget_areas,
+)
 
 
 @tool(
@@ -62,6 +74,80 @@ def section_create(actor, args: SectionToolIn) -> SectionOut:
     content takes Markdown or Portable Text. A taken slug is [DUPLICATE_SLUG]. Returns the section.
     """
     return present_section(services.section_create(actor=actor, **args.values()))
+
+
+@tool(
+    "section_update",
+    title="Update a section",
+    operation="sections.write",
+    input=SectionChangeIn,
+    output=SectionOut,
+)
+def section_update(actor, args: SectionChangeIn) -> SectionOut:
+    """Change a section's title, slug, keywords, content or source (only the keys sent); sectionSlug names it. content
+    takes Markdown or Portable Text and replaces the whole content. A taken slug is [DUPLICATE_SLUG].
+
+    Returns the section.
+    """
+    changes = args.values()
+    section = selectors.section_get(slug=changes.pop("sectionSlug"))
+    return present_section(services.section_update(actor=actor, section=section, changes=changes))
+
+
+@tool(
+    "section_delete",
+    title="Delete a section",
+    operation="sections.write",
+    input=SectionSlugIn,
+    destructive=True,
+    output=SuccessFlagOut,
+)
+def section_delete(actor, args: SectionSlugIn) -> SuccessFlagOut:
+    """Delete a reusable section by slug; pages that included it no longer find it. Irreversible. Returns
+    {success: true}."""
+    services.section_delete(actor=actor, section=selectors.section_get(slug=args.slug))
+    return SUCCESS
+
+
+@tool(
+    "widget_area_list",
+    title="List widget areas",
+    operation="widgets.read",
+    input=NoArguments,
+    read_only=True,
+    output=WidgetAreaListOut,
+)
+def widget_area_list(actor, args: NoArguments) -> WidgetAreaListOut:
+    """List the widget areas (places a theme shows widgets, like sidebar or footer-1) by name, each with its widgets
+    in order: id, type, title, content (Portable Text), sortOrder.
+
+    Returns {items}. widget_area_set_widgets changes an area's widgets.
+    """
+    return present_widget_areas(selectors.widget_area_list(actor=actor))
+
+
+@tool(
+    "widget_area_set_widgets",
+    title="Set a widget area's widgets",
+    operation="widgets.write",
+    input=WidgetAreaSetWidgetsIn,
+    destructive=True,
+    idempotent=True,
+    output=WidgetAreaOut,
+)
+def widget_area_set_widgets(actor, args: WidgetAreaSetWidgetsIn) -> WidgetAreaOut:
+    """Make a widget area hold exactly the given widgets, in order. Each has a type (e.g. content, recent-posts), a
+    title and content (Markdown or Portable Text); give the id of one of the area's widgets to replace it in place,
+    leave it out to add one. Widgets of the area not listed are deleted. If any item is invalid nothing changes and
+    each problem is named by its path (widgets.1.type).
+
+    Returns the area with its widgets as widget_area_list shows it.
+    """
+    values = args.values()
+    services.widgets_replace(
+        actor=actor, area=selectors.widget_area_get(name=values["name"]), widgets=values["widgets"]
+    )
+    return present_widget_area(selectors.widget_area_get(name=values["name"]))
 
 
 @tool(

@@ -54,6 +54,7 @@ urlpatterns = [
         name="entry-action",
     ),
     path("redirects/", delivery.redirects_page, name="redirects"),
+    path("redirects/<str:redirect_id>/", delivery.redirect_edit, name="redirect-edit"),
     path("redirects/<str:redirect_id>/delete", delivery.redirect_delete, name="redirect-delete"),
     path("media/", media.media_library, name="media"),
     path("media/upload", media.media_upload_form, name="media-upload"),

@@ -46,8 +46,22 @@ class TaxonomyUpdateIn(Input):
 
     label: Str = Field(None, max_length=200)
     labelSingular: Text = Field(None, max_length=200)
-    hierarchical: bool = Field(None)
-    collections: list[CollectionSlug] = Field(None)
+    hierarchical: bool = Field(
+        None, description="false is refused while terms have a parent: clear their parentId first."
+    )
+    collections: list[CollectionSlug] = Field(
+        None,
+        description="Replaces the list; a collection left out loses this taxonomy's terms on its entries.",
+    )
+
+
+class TaxonomyIdentityIn(Input):
+    name: Str = Field(max_length=63, description="The taxonomy's name (it cannot change).")
+
+
+# pydantic orders inherited fields from the last base to the first: the identity comes first.
+class TaxonomyChangeIn(TaxonomyUpdateIn, TaxonomyIdentityIn):
+    """The tool's update: the name names the taxonomy; the other keys are the REST PATCH body."""
 
 
 class TermListQuery(Input):
@@ -57,6 +71,11 @@ class TermListQuery(Input):
         None,
         max_length=26,
         description="Only the children of this term; empty for the top-level terms (hierarchical taxonomies).",
+    )
+    tree: bool = Field(
+        False,
+        description="Nest each term's descendants under it as children. limit and cursor then page the top-level "
+        "terms (or the children of parentId), each with its whole subtree.",
     )
 
 
@@ -82,6 +101,20 @@ class TermUpdateIn(TermIn):
     """Only the keys sent change; ``parentId: null`` makes the term a top-level one."""
 
     label: Str = Field(None, max_length=200)
+
+
+class TermRefIn(TaxonomyNameIn):
+    termSlug: Str = Field(max_length=200, description="The term's current slug.")
+
+
+class TermDeleteIn(TermRefIn):
+    pass
+
+
+# pydantic orders inherited fields from the last base to the first: the identity comes first.
+class TermChangeIn(TermUpdateIn, TermRefIn):
+    """The tool's update: taxonomy and termSlug name the term; the other keys are the REST PATCH body (slug renames
+    it)."""
 
 
 class EntryTermsIn(Input):

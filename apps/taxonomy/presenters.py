@@ -5,13 +5,16 @@ it. ``TermRefOut`` is a term as entries show it: content's answers nest them by 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, NotRequired
 
 from pydantic import Field
 
 from apps.core.shapes import Timestamp, TypedDict
 from apps.core.timefmt import iso
 from apps.taxonomy.models import Taxonomy, Term
+
+if TYPE_CHECKING:
+    from apps.taxonomy.selectors import TermListing
 
 
 class TaxonomyOut(TypedDict):
@@ -50,6 +53,24 @@ class TermCountedOut(TermOut):
             description="How many entries carry the term, drafts and trashed entries included (they lose it when "
             "it is deleted)."
         ),
+    ]
+
+
+class TermNodeOut(TermCountedOut):
+    """A term of a list; with tree, its children nest under it."""
+
+    children: NotRequired[
+        Annotated[
+            list[TermNodeOut],
+            Field(description="Only with tree: the term's children, by slug, each with its own children."),
+        ]
+    ]
+
+
+class TermPageOut(TypedDict):
+    items: Annotated[list[TermNodeOut], Field(description="By slug.")]
+    nextCursor: Annotated[
+        str | None, Field(description="Pass as cursor for the next page; null on the last.")
     ]
 
 
@@ -103,3 +124,17 @@ def present_terms(terms: Iterable[Term], *, taxonomy_name: str) -> TermListOut:
 def present_counted_term(term: Term, *, taxonomy_name: str, counts: dict[str, int]) -> TermCountedOut:
     """``counts``: ``selectors.term_counts`` for the terms shown (absent means none)."""
     return {**present_term(term, taxonomy_name=taxonomy_name), "count": counts.get(term.pk, 0)}
+
+
+def present_term_listing(listing: TermListing, *, taxonomy_name: str) -> TermPageOut:
+    """``selectors.term_listing``'s page: each term as ``present_counted_term`` shows it, with its children nested
+    when the listing is a tree."""
+    children = listing.children
+
+    def node(term: Term) -> TermNodeOut:
+        counted: TermNodeOut = present_counted_term(term, taxonomy_name=taxonomy_name, counts=listing.counts)
+        if children is not None:
+            counted["children"] = [node(child) for child in children.get(term.pk, [])]
+        return counted
+
+    return listing.page.to_data(node)

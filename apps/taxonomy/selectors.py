@@ -82,20 +82,49 @@ def term_list(
     return keyset_page(terms, keys=TERM_ORDER, cursor=cursor, limit=limit, scope=f"terms:{target.pk}")
 
 
-def term_list_counted(
+@dataclass(frozen=True)
+class TermListing:
+    """A page of terms with how many entries carry each term shown; with a tree, each term's descendants
+    (``children``: by parent id, in slug order; None for a flat list)."""
+
+    page: Page[Term]
+    counts: dict[str, int]
+    children: dict[str, list[Term]] | None = None
+
+
+def term_listing(
     *,
     actor: Actor | None,
     taxonomy: str,
     parent_id: str | None = None,
     cursor: str | None = None,
     limit: int = 50,
-) -> tuple[Page[Term], dict[str, int]]:
-    """``term_list`` with how many entries carry each term of the page (``term_counts``): what every face lists."""
-    page = term_list(actor=actor, taxonomy=taxonomy, parent_id=parent_id, cursor=cursor, limit=limit)
-    counts = term_counts(
-        actor=actor, taxonomy=taxonomy_get(name=taxonomy), term_ids=[term.pk for term in page.items]
-    )
-    return page, counts
+    tree: bool = False,
+) -> TermListing:
+    """What every face lists: ``term_list`` with the counts (``term_counts``). ``tree``: the page is one level (the
+    top-level terms, or the children of ``parent_id``) and each term comes with its whole subtree, so a page holds a
+    stable number of branches however deep they go."""
+    if not tree:
+        page = term_list(actor=actor, taxonomy=taxonomy, parent_id=parent_id, cursor=cursor, limit=limit)
+        counts = term_counts(
+            actor=actor, taxonomy=taxonomy_get(name=taxonomy), term_ids=[term.pk for term in page.items]
+        )
+        return TermListing(page=page, counts=counts)
+    page = term_list(actor=actor, taxonomy=taxonomy, parent_id=parent_id or "", cursor=cursor, limit=limit)
+    target = taxonomy_get(name=taxonomy)
+    below: dict[str, list[Term]] = defaultdict(list)
+    if page.items:
+        # One read of the taxonomy's nested terms (none at all for a flat one), walked down from the page.
+        for term in Term.objects.filter(taxonomy=target, parent__isnull=False).order_by("slug", "id"):
+            below[term.parent_id].append(term)
+    children: dict[str, list[Term]] = {}
+    stack = [term.pk for term in page.items]
+    while stack:
+        term_id = stack.pop()
+        children[term_id] = below.get(term_id, [])
+        stack.extend(child.pk for child in children[term_id])
+    counts = term_counts(actor=actor, taxonomy=target, term_ids=list(children))
+    return TermListing(page=page, counts=counts, children=children)
 
 
 def term_read(*, actor: Actor | None, taxonomy: str, slug: str) -> Term:

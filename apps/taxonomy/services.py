@@ -146,8 +146,14 @@ def _term_slug(taxonomy: Taxonomy, explicit: str | None, label: str, exclude: st
     return free_slug(siblings, base)
 
 
+# A tree of terms (taxonomy_list_terms with tree) nests two JSON levels per term level: far deeper chains would pass
+# the JSON encoder's nesting limit. No real taxonomy comes near.
+MAX_TERM_DEPTH = 100
+
+
 def _check_parent(taxonomy: Taxonomy, term: Term | None, parent_id: str | None) -> Term | None:
-    """The parent term for ``parent_id``, refusing other taxonomies, flat taxonomies and cycles."""
+    """The parent term for ``parent_id``, refusing other taxonomies, flat taxonomies, cycles and nesting deeper than
+    ``MAX_TERM_DEPTH``."""
     if parent_id is None:
         return None
     if not taxonomy.hierarchical:
@@ -169,7 +175,34 @@ def _check_parent(taxonomy: Taxonomy, term: Term | None, parent_id: str | None) 
                 )
             seen.add(current)
             current = parents.get(current)
+    if _levels_above(parents, parent_id) + _levels_from(parents, term.pk if term else None) > MAX_TERM_DEPTH:
+        raise ValidationError(details={"parentId": f"Terms nest at most {MAX_TERM_DEPTH} levels deep."})
     return Term.objects.get(pk=parent_id)
+
+
+def _levels_above(parents: dict[str, str | None], term_id: str) -> int:
+    """How many levels from the root down to ``term_id``, itself included (the links hold no loop)."""
+    levels = 0
+    current: str | None = term_id
+    while current is not None:
+        levels += 1
+        current = parents.get(current)
+    return levels
+
+
+def _levels_from(parents: dict[str, str | None], term_id: str | None) -> int:
+    """How many levels the subtree of ``term_id`` spans, itself included (1 for a new term)."""
+    if term_id is None:
+        return 1
+    children: dict[str, list[str]] = {}
+    for child, parent in parents.items():
+        if parent is not None:
+            children.setdefault(parent, []).append(child)
+    levels, level = 0, [term_id]
+    while level:
+        levels += 1
+        level = [child for node in level for child in children.get(node, [])]
+    return levels
 
 
 @transaction.atomic

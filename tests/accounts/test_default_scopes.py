@@ -77,14 +77,14 @@ def test_the_consent_page_leaves_admin_and_schema_write_for_the_user_to_tick(api
     assert fieldset(page.content.decode()) == (
         "<fieldset> <legend>It asks for these permissions. Untick any you do not want to give.</legend> "
         '<label class="check"><input type="checkbox" name="scope" value="content:read" checked> '
-        "<strong>content:read</strong>: Read content: list, get, compare and search entries; list taxonomy terms "
-        "and menus</label> "
+        "<span><strong>content:read</strong>: Read content: list, get, compare and search entries; list taxonomy "
+        "terms and menus</span></label> "
         '<label class="check"><input type="checkbox" name="scope" value="schema:write" '
-        'aria-describedby="scope-warning-2"> <strong>schema:write</strong>: Create and delete collections and '
-        'fields</label> <p class="warning" id="scope-warning-2">Warning: It can delete collections and fields, and '
+        'aria-describedby="scope-warning-2"> <span><strong>schema:write</strong>: Create and delete collections '
+        'and fields</span></label> <p class="warning" id="scope-warning-2">Warning: It can delete collections and fields, and '
         "the content in them. It is not ticked for you; tick it only if you mean to give it.</p> "
         '<label class="check"><input type="checkbox" name="scope" value="admin" aria-describedby="scope-warning-3"> '
-        "<strong>admin</strong>: Full access to every operation your role allows</label> "
+        "<span><strong>admin</strong>: Full access to every operation your role allows</span></label> "
         '<p class="warning" id="scope-warning-3">Warning: It can do everything your role allows, including creating '
         "tokens and inviting people. It is not ticked for you; tick it only if you mean to give it.</p> </fieldset>"
     )

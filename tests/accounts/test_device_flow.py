@@ -272,3 +272,47 @@ def test_guessing_user_codes_is_limited_with_retry_after(browser):
     assert limited["Content-Security-Policy"].startswith("default-src 'self'")
     message = f"Too many requests; retry in {limited['Retry-After']} seconds."
     assert f'<p class="error" role="alert">{message}</p>' in limited.content.decode()
+
+
+def test_a_device_token_asked_for_without_a_resource_works_on_the_rest_api_and_the_tool_server(
+    api, client_id, browser, clock
+):
+    from tests.mcp.wire import McpClient
+
+    data = device_code(api, client_id)
+    approve(browser, data["user_code"])
+    clock.advance(5)
+    tokens = poll(api, client_id, data["device_code"]).json()
+    me = ApiClient().as_token(tokens["access_token"]).get(f"{API}/auth/me")
+    assert me.status_code == 200
+    assert me.json()["data"]["user"]["email"] == "author@example.com"
+    listed = McpClient(tokens["access_token"]).request("tools/list")
+    assert "content_list" in {tool["name"] for tool in listed["result"]["tools"]}
+    # Refreshed, it keeps both.
+    clock.advance(5)
+    refreshed = token_request(
+        api, grant_type="refresh_token", client_id=client_id, refresh_token=tokens["refresh_token"]
+    ).json()
+    assert McpClient(refreshed["access_token"]).request("ping")["result"] == {}
+
+
+def test_a_device_token_asked_for_the_rest_api_only_is_refused_by_the_tool_server_with_how_to_ask(
+    api, client_id, browser, clock
+):
+    from tests.mcp.wire import McpClient
+
+    data = device_code(api, client_id, resource=f"{BASE}/_cms/api")
+    approve(browser, data["user_code"])
+    clock.advance(5)
+    tokens = poll(api, client_id, data["device_code"]).json()
+    response = McpClient(tokens["access_token"]).post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert response.status_code == 401
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": {
+            "code": -32600,
+            "message": f"This token was issued for {BASE}/_cms/api, not for {BASE}/_cms/api/mcp; request a token "
+            f"with resource={BASE}/_cms/api/mcp.",
+        },
+    }

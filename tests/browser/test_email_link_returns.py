@@ -38,6 +38,9 @@ def sign_in_by_email(page, email: str) -> None:
     link = re.search(r"https?://\S+/magic-link/verify\?token=\S+", django_mail.outbox[-1].body).group(0)
     page.goto(link)
     assert page.get_by_text(f"Sign in as {email}?").is_visible()
+    # Nobody is signed in yet: the header names no one and offers no sign-out.
+    assert page.get_by_role("link", name=email).count() == 0
+    assert page.get_by_role("button", name="Sign out").count() == 0
     page.get_by_role("button", name="Sign in").click()
 
 

@@ -1,6 +1,6 @@
 """The delivery pages of the studio in real Chromium: the editor's Preview button opens the collection's preview
 route on the front end in a new tab with a token that reads the draft, and the redirects page adds, refuses (a loop)
-and deletes redirects. Every page passes ``check_page``."""
+edits and deletes redirects. Every page passes ``check_page``."""
 
 from __future__ import annotations
 
@@ -94,6 +94,24 @@ def test_the_redirects_page_adds_refuses_a_loop_and_deletes(studio_browser, tran
 
     listed = client.get("/_cms/api/redirects").json()["data"]["items"]
     assert [(item["source"], item["location"], item["status"]) for item in listed] == [("/old", "/new", 301)]
+    # Editing: the form holds the redirect as it is; a change is checked as an add is.
+    page.get_by_role("link", name="Edit the redirect from /old").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Redirect from /old")
+    expect(page.get_by_label("To (required)")).to_have_value("/new")
+    page.get_by_label("To (required)").fill("/old")
+    page.get_by_role("button", name="Save redirect").click()
+    expect(page.locator("#r-location-error")).to_have_text("A redirect cannot point at its own source /old.")
+    page.get_by_label("To (required)").fill("https://example.com/moved")
+    page.get_by_label("Status").select_option("302")
+    me.check("redirect-edit", mobile=True, allow=(r"status of 400 \(Bad Request\)",))
+    page.get_by_role("button", name="Save redirect").click()
+    expect(page.get_by_role("status")).to_contain_text(
+        "Saved the redirect /old → https://example.com/moved (302)."
+    )
+    listed = client.get("/_cms/api/redirects").json()["data"]["items"]
+    assert [(item["source"], item["location"], item["status"]) for item in listed] == [
+        ("/old", "https://example.com/moved", 302)
+    ]
     page.get_by_role("button", name="Delete the redirect from /old").click()
     expect(page.get_by_role("status")).to_contain_text("Deleted the redirect from /old.")
     assert client.get("/_cms/api/redirects").json()["data"]["items"] == []

@@ -18,6 +18,7 @@ from apps.accounts.models import Role
 from apps.accounts.permissions import Actor
 from apps.content import services as content_services
 from apps.content.models import Entry
+from apps.taxonomy import services as taxonomy_services
 from tests.delivery.conftest import API
 from tests.factories import make_entry, make_media
 
@@ -60,6 +61,25 @@ def test_the_etag_changes_when_the_published_entry_does(site, anon):
     after = anon.get(_one(site))
     assert after["ETag"] != before
     assert after.json()["data"]["item"]["data"]["title"] == "Hello draft title"
+
+
+def test_the_etag_changes_when_a_term_the_entry_shows_is_renamed(site, anon):
+    system = Actor.system()
+    topics = taxonomy_services.taxonomy_create(
+        actor=system, name="topic", label="Topics", collections=["posts"]
+    )
+    term = taxonomy_services.term_create(actor=system, taxonomy=topics, label="Boats")
+    entry = Entry.objects.get(pk=site.published.pk)
+    taxonomy_services.entry_terms_set(actor=system, entry=entry, taxonomy=topics, term_ids=[term.pk])
+    before = anon.get(_one(site))
+    taxonomy_services.term_update(actor=system, term=term, changes={"label": "Ships"})
+    after = anon.get(_one(site), HTTP_IF_NONE_MATCH=before["ETag"])
+    # The entry's row did not change, the answer did: a client holding the old copy gets the new one.
+    assert after.status_code == 200
+    assert after["ETag"] != before["ETag"]
+    assert [t["label"] for t in after.json()["data"]["item"]["terms"]["topic"]] == ["Ships"]
+    for page in (POSTS, f"{POSTS}?limit=10"):
+        assert anon.get(page, HTTP_IF_NONE_MATCH=anon.get(page)["ETag"]).status_code == 304
 
 
 def test_if_none_match_answers_304_without_presenting(site, anon, monkeypatch):

@@ -167,6 +167,7 @@ CONVERTED = ["media", "section", "settings", "search"]
 
 def test_these_tools_take_their_rule_from_the_permission_table():
     tools = [tool for tool in registry.builtin_tools() if tool.name.split("_")[0] in CONVERTED]
-    # media_usages (apps/content/tools.py) is the eleventh, media_rendition_url (issue 22) the twelfth.
-    assert len(tools) == 12
+    # media_usages (apps/content/tools.py) is the eleventh, media_rendition_url (issue 22) the twelfth, section_update
+    # and section_delete (issue 23) the thirteenth and fourteenth.
+    assert len(tools) == 14
     assert [tool.name for tool in tools if tool.operation is None or tool.declared_scope is not None] == []

@@ -31,7 +31,7 @@ from mcp.shared.exceptions import MCPError
 from apps.accounts.models import Role
 from apps.mcp.management.commands.mcp_tools import snapshot
 from tests.factories import make_token, make_user
-from tests.mcp.wire import MODERN, check, check_message, check_output
+from tests.mcp.wire import MODERN, check_message, check_output, check_refusal
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -74,9 +74,9 @@ class Recorder:
             version = request.headers.get("mcp-protocol-version")
             if method == "initialize" and "result" in message:
                 version = message["result"]["protocolVersion"]
-            if "id" not in message:
-                # A refusal before the request was read (401, 403, 429 …): a JSON-RPC error without an id.
-                check(MODERN, "JSONRPCErrorResponse", message)
+            if response.status_code in (401, 403, 405, 406, 413, 415, 429, 503):
+                # A refusal of the transport: valid under every version, with the request's id or null.
+                check_refusal(message)
             else:
                 check_message(version or MODERN, method, message)
                 if method == "tools/call" and not message.get("result", {}).get("isError", True):
@@ -415,6 +415,7 @@ class _JsonPoster:
 
 def test_every_tool_succeeds_through_the_sdk_client(endpoint):
     from apps.accounts.permissions import Actor
+    from apps.site import services as site_services
     from apps.taxonomy import services as taxonomy_services
     from apps.webhooks import delivery
     from tests.factories import make_collection, make_media
@@ -429,6 +430,7 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
         actor=Actor.system(), name="category", label="Categories", collections=["posts"]
     )
     media_id = make_media(filename="photo.png").pk
+    site_services.widget_area_create(actor=Actor.system(), name="sidebar", label="Sidebar")
     recorder = Recorder()
     called: set[str] = set()
 
@@ -450,6 +452,10 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
                 "schema_create_field",
                 {"collection": "scratch", "slug": "note", "label": "Note", "type": "text"},
             )
+            changed = await call(
+                "schema_update_field", {"collection": "scratch", "fieldSlug": "note", "label": "A note"}
+            )
+            assert changed["label"] == "A note"
             await call("schema_delete_field", {"collection": "scratch", "fieldSlug": "note"})
             await call("schema_delete_collection", {"slug": "scratch"})
             await call(
@@ -462,8 +468,20 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
             )
             await call("taxonomy_create", {"name": "tag", "label": "Tags", "collections": ["posts"]})
             assert len((await call("taxonomy_list"))["items"]) == 2
+            assert (await call("taxonomy_update", {"name": "tag", "label": "Keywords"}))[
+                "label"
+            ] == "Keywords"
             await call("taxonomy_create_term", {"taxonomy": "category", "slug": "news", "label": "News"})
             assert (await call("taxonomy_list_terms", {"taxonomy": "category"}))["items"][0]["slug"] == "news"
+            await call("taxonomy_create_term", {"taxonomy": "category", "slug": "old", "label": "Old"})
+            renamed = {"taxonomy": "category", "termSlug": "old", "slug": "older"}
+            assert (await call("taxonomy_update_term", renamed))["slug"] == "older"
+            tree = await call("taxonomy_list_terms", {"taxonomy": "category", "tree": True})
+            assert [(term["slug"], term["children"]) for term in tree["items"]] == [
+                ("news", []),
+                ("older", []),
+            ]
+            await call("taxonomy_delete_term", {"taxonomy": "category", "termSlug": "older"})
             item = (
                 await call(
                     "content_create",
@@ -515,9 +533,21 @@ def test_every_tool_succeeds_through_the_sdk_client(endpoint):
             )
             assert len((await call("menu_list"))["items"]) == 1
             assert len((await call("menu_get", {"name": "main"}))["items"]) == 1
+            assert (await call("menu_update", {"name": "main", "label": "Primary"}))["label"] == "Primary"
+            await call("menu_delete", {"name": "main"})
             await call("section_create", {"title": "Note", "content": "A *note*."})
             assert len((await call("section_list"))["items"]) == 1
             await call("section_get", {"slug": "note"})
+            assert (await call("section_update", {"sectionSlug": "note", "title": "Aside"}))[
+                "title"
+            ] == "Aside"
+            await call("section_delete", {"slug": "note"})
+            assert (await call("widget_area_list"))["items"][0]["widgets"] == []
+            sidebar = {
+                "name": "sidebar",
+                "widgets": [{"type": "content", "title": "About", "content": "*Hi*"}],
+            }
+            assert len((await call("widget_area_set_widgets", sidebar))["widgets"]) == 1
             assert (await call("search", {"query": "one", "status": "draft"}))["items"][0]["id"] == item["id"]
             moved = await call("redirect_create", {"source": "/old", "location": "/blog/one"})
             await call("redirect_update", {"id": moved["id"], "status": 308})

@@ -8,7 +8,16 @@ import pytest
 
 from apps.accounts.models import Role
 from tests.factories import make_token, make_user
-from tests.mcp.wire import ENDPOINT, LEGACY, MODERN, McpClient, check, check_message, envelope, headers_for
+from tests.mcp.wire import (
+    ENDPOINT,
+    LEGACY,
+    MODERN,
+    McpClient,
+    check_message,
+    check_refusal,
+    envelope,
+    headers_for,
+)
 
 ALL_VERSIONS = (*LEGACY, MODERN)
 
@@ -29,7 +38,16 @@ def test_get_and_delete_are_405_with_allow_post(client):
         response = method(ENDPOINT)
         assert response.status_code == 405
         assert response["Allow"] == "POST"
-        assert response.content == b""
+        # No body was sent, so no id can be named: null, as JSON-RPC 2.0 §5 says.
+        assert response.json() == {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": -32600,
+                "message": "This endpoint answers POST only: it has no event stream and no session.",
+            },
+        }
+        check_refusal(response.json())
 
 
 def test_no_token_is_401_with_the_resource_metadata_challenge(client, settings):
@@ -46,7 +64,16 @@ def test_no_token_is_401_with_the_resource_metadata_challenge(client, settings):
         'Bearer resource_metadata="https://cms.example/.well-known/oauth-protected-resource", '
         'scope="content:read content:write media:read media:write schema:read"'
     )
-    check(MODERN, "JSONRPCErrorResponse", response.json())
+    # The refusal names the request's id, so it is a valid error answer under every protocol version.
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": body["id"],
+        "error": {
+            "code": -32600,
+            "message": "Authentication required: send 'Authorization: Bearer <token>'.",
+        },
+    }
+    check_refusal(response.json())
 
 
 def test_a_bad_token_is_401_invalid_token(settings):
@@ -113,11 +140,22 @@ def test_ping_and_unknown_methods(token, version):
 
 def test_an_unsupported_protocol_version_header_is_400(token):
     mcp = McpClient(token, "2024-11-05")
-    response = mcp.post(envelope("2025-11-25", "tools/list"))
+    body = envelope("2025-11-25", "tools/list", request_id="list-1")
+    response = mcp.post(body)
     assert response.status_code == 400
-    error = response.json()["error"]
-    assert error["code"] == -32022
-    assert error["data"]["requested"] == "2024-11-05"
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": "list-1",
+        "error": {
+            "code": -32022,
+            "message": "Unsupported protocol version",
+            "data": {
+                "supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"],
+                "requested": "2024-11-05",
+            },
+        },
+    }
+    check_refusal(response.json())
 
 
 def test_without_a_version_header_2025_03_26_is_assumed(token):
@@ -185,9 +223,28 @@ def test_bodies_that_are_not_one_json_rpc_message(mcp):
     response = mcp.post("{not json", headers=headers)
     assert response.status_code == 400
     assert response.json()["error"]["code"] == -32700
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32700, "message": "Parse error: the body is not JSON."},
+    }
     response = mcp.post([envelope("2025-11-25", "ping")], headers=headers)
     assert response.status_code == 400
-    assert response.json()["error"]["code"] == -32600
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": -32600,
+            "message": "JSON-RPC batches exist only in protocol version 2025-03-26; send one message per request.",
+        },
+    }
+    response = mcp.post({"jsonrpc": "2.0", "id": 7, "params": {}}, headers=headers)
+    assert response.status_code == 400
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "error": {"code": -32600, "message": "A request needs a 'method'."},
+    }
 
 
 def test_rate_limit_is_429_with_retry_after(mcp, settings):
@@ -292,3 +349,133 @@ def test_an_unreachable_database_is_503_with_retry_after(token, monkeypatch):
     assert response["Retry-After"] == "5"
     assert response.json()["error"]["code"] == -32603
     assert "127.0.0.1" not in response.content.decode()
+
+
+def test_refusals_before_the_request_is_served_name_its_id(mcp, settings):
+    settings.CMS_BASE_URL = "https://cms.example"
+    body = envelope("2025-11-25", "tools/list", request_id=41)
+    headers = headers_for("2025-11-25", body, mcp.token)
+    refusals = [
+        (mcp.post(body, headers={**headers, "Origin": "https://evil.example"}), 403),
+        (mcp.post(json.dumps(body), headers=headers, content_type="text/plain"), 415),
+        (mcp.post(body, headers={**headers, "Accept": "text/html"}), 406),
+        (McpClient("ec_pat_nope").post(body), 401),
+    ]
+    for response, status in refusals:
+        assert response.status_code == status
+        message = response.json()
+        assert message["jsonrpc"] == "2.0" and message["id"] == 41, message
+        assert set(message["error"]) == {"code", "message"}
+        check_refusal(message)
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100
+    response = mcp.post({**body, "params": {"padding": "x" * 200}}, headers=headers)
+    assert response.status_code == 413
+    # The body is not read at all, so its id is unknown.
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "The request body is larger than 100 bytes."},
+    }
+
+
+def test_a_rate_limit_refusal_names_the_request_id(mcp, settings):
+    settings.CMS_RATE_LIMITS = {**settings.CMS_RATE_LIMITS, "api": "1/m"}
+    mcp.request("ping")
+    response = mcp.post(envelope("2025-11-25", "ping", request_id="p-2"))
+    assert response.status_code == 429
+    assert response.json()["id"] == "p-2"
+    check_refusal(response.json())
+
+
+def _legacy_headers(token: str) -> dict[str, str]:
+    # No version header: 2025-03-26 is assumed, the version with batches.
+    return {"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {token}"}
+
+
+@pytest.mark.parametrize("header", [None, "2025-03-26"])
+def test_a_2025_03_26_batch_gets_an_array_of_answers(token, header):
+    mcp = McpClient(token, "2025-03-26")
+    headers = _legacy_headers(token)
+    if header:
+        headers["MCP-Protocol-Version"] = header
+    batch = [
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": "two", "method": "resources/list"},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "settings_get", "arguments": {}},
+        },
+        {"jsonrpc": "2.0", "id": 4, "result": {}},
+        {"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": {}},
+        "not a message",
+    ]
+    response = mcp.post(batch, headers=headers)
+    assert response.status_code == 200
+    answers = response.json()
+    assert [answer.get("id") for answer in answers] == [1, "two", 3, 5, None]
+    assert answers[0] == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert answers[1] == {
+        "jsonrpc": "2.0",
+        "id": "two",
+        "error": {"code": -32601, "message": "Method not found: resources/list"},
+    }
+    check_message("2025-03-26", "tools/call", answers[2])
+    assert answers[2]["result"]["isError"] is False
+    assert "structuredContent" not in answers[2]["result"]
+    assert answers[3] == {
+        "jsonrpc": "2.0",
+        "id": 5,
+        "error": {"code": -32600, "message": "initialize cannot be part of a batch."},
+    }
+    assert answers[4] == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": -32600,
+            "message": "The body must be a JSON-RPC 2.0 request, notification or response object.",
+        },
+    }
+
+
+def test_a_batch_of_notifications_only_is_202(token):
+    mcp = McpClient(token, "2025-03-26")
+    batch = [
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
+    ]
+    response = mcp.post(batch, headers=_legacy_headers(token))
+    assert response.status_code == 202
+    assert response.content == b""
+
+
+def test_an_empty_batch_or_one_under_a_later_version_is_refused(token):
+    mcp = McpClient(token, "2025-03-26")
+    response = mcp.post([], headers=_legacy_headers(token))
+    assert response.status_code == 400
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "An empty batch: send at least one JSON-RPC message."},
+    }
+    for version in ("2025-06-18", "2025-11-25", MODERN):
+        response = McpClient(token, version).post(
+            [{"jsonrpc": "2.0", "id": 1, "method": "ping"}],
+            headers={**_legacy_headers(token), "MCP-Protocol-Version": version},
+        )
+        assert response.status_code == 400, version
+        assert response.json()["error"]["message"] == (
+            "JSON-RPC batches exist only in protocol version 2025-03-26; send one message per request."
+        )
+
+
+def test_every_request_of_a_batch_counts_against_the_rate_limit(token, settings):
+    settings.CMS_RATE_LIMITS = {**settings.CMS_RATE_LIMITS, "api": "3/m"}
+    mcp = McpClient(token, "2025-03-26")
+    batch = [{"jsonrpc": "2.0", "id": n, "method": "ping"} for n in range(3)]
+    assert mcp.post(batch, headers=_legacy_headers(token)).status_code == 200
+    response = mcp.post(batch[:1], headers=_legacy_headers(token))
+    assert response.status_code == 429
+    check_refusal(response.json())

@@ -90,6 +90,22 @@ def check_output(name: str, value: Any) -> None:
     )
 
 
+def check_null_id(message: dict) -> dict:
+    """``message`` with a null id replaced by 0, for the schemas that cannot express it (see check_refusal)."""
+    assert "id" in message, message
+    return message if message["id"] is not None else {**message, "id": 0}
+
+
+def check_refusal(message: dict, versions=(*LEGACY, MODERN)) -> None:
+    """A refusal: a JSON-RPC error that always has an ``id``. Naming the request's id, it is valid under every
+    version's schema. With ``null`` (the id could not be read: JSON-RPC 2.0 §5) it is checked for everything else,
+    since no version's ``RequestId`` admits null although the official SDKs send and accept it."""
+    assert "error" in message and "id" in message, message
+    checked = check_null_id(message)
+    for version in versions:
+        check_message(version, None, checked)
+
+
 _ids = itertools.count(1)
 
 
@@ -141,8 +157,12 @@ class McpClient:
             message = response.json()
             method = body.get("method") if isinstance(body, dict) else None
             version = self.version if self.version in (*LEGACY, MODERN) else MODERN
-            if "id" not in message:
-                check(MODERN, "JSONRPCErrorResponse", message)
+            if isinstance(message, list):
+                # A batch answer (2025-03-26): each element a response of that version.
+                for item in message:
+                    check_message("2025-03-26", None, check_null_id(item))
+            elif response.status_code >= 400 or message.get("id") is None:
+                check_refusal(message)
             else:
                 check_message(version, method, message)
         return response

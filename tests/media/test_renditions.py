@@ -8,17 +8,15 @@ import io
 import threading
 from unittest import mock
 from urllib.parse import parse_qsl, urlsplit
-from wsgiref.util import setup_testing_defaults
 
 import pytest
-from django.core.signals import request_finished, request_started
-from django.db import close_old_connections
 from PIL import Image
 
 from apps.accounts.models import Role
 from apps.media import renditions
 from tests.factories import PDF_BYTES, make_media, make_token, png_bytes
 from tests.mcp.wire import McpClient
+from tests.wsgi import wsgi_call
 
 MEDIA = "/_cms/api/media"
 
@@ -144,28 +142,6 @@ def test_a_rendition_is_rendered_once_then_served_from_storage(api, image, media
     assert len(stored) == 1
     assert stored[0].read_bytes() == first.content
     assert stored[0].relative_to(media_root).parts[:2] == ("renditions", image.content_hash)
-
-
-def wsgi_call(path: str, query: str = "", **headers):
-    """A request to the WSGI application that gunicorn serves (the fast path, then Django)."""
-    from cms_project.wsgi import application
-
-    environ = {"PATH_INFO": path, "QUERY_STRING": query, "REQUEST_METHOD": "GET", **headers}
-    setup_testing_defaults(environ)
-    answer = {}
-
-    def start_response(status, response_headers):
-        answer["status"], answer["headers"] = status, dict(response_headers)
-
-    # As Django's test client does: the test's database connection stays open across the request.
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    try:
-        body = b"".join(application(environ, start_response))
-    finally:
-        request_started.connect(close_old_connections)
-        request_finished.connect(close_old_connections)
-    return answer["status"], answer["headers"], body
 
 
 def test_the_fast_path_serves_stored_renditions_before_django(api, image):

@@ -131,3 +131,41 @@ def test_widgets_need_an_editor_to_change_and_content_read_to_see(client_for, si
     assert author.post(f"{AREAS}/sidebar/widgets", {"type": "content"}, format="json").status_code == 403
     editor = client_for(Role.EDITOR, ["content:write"])
     assert editor.post(f"{AREAS}/sidebar/widgets", {"type": "content"}, format="json").status_code == 201
+
+
+def test_put_sets_all_of_an_areas_widgets_in_one_go(admin_api, client_for, sidebar):
+    kept, dropped = widget(admin_api, title="About"), widget(admin_api, title="Latest")
+    body = {
+        "widgets": [
+            {"type": "tag-cloud", "title": "Tags"},
+            {"id": kept["id"], "type": "content", "content": TEXT},
+        ]
+    }
+    response = admin_api.put(f"{AREAS}/sidebar/widgets", body, format="json")
+    assert response.status_code == 200
+    area = response.json()["data"]
+    assert area == admin_api.get(f"{AREAS}/sidebar").json()["data"]
+    added, replaced = area["widgets"]
+    assert (added["type"], added["title"], added["sortOrder"]) == ("tag-cloud", "Tags", 0)
+    # An item naming a widget replaces all of it: the title it left out is now empty.
+    assert (replaced["id"], replaced["title"], replaced["content"], replaced["sortOrder"]) == (
+        kept["id"],
+        "",
+        NORMALIZED,
+        1,
+    )
+    assert not Widget.objects.filter(pk=dropped["id"]).exists()
+    invalid = admin_api.put(
+        f"{AREAS}/sidebar/widgets",
+        {"widgets": [{"type": "content", "content": [{"text": "x"}]}]},
+        format="json",
+    )
+    assert invalid.status_code == 400
+    assert invalid.json()["error"]["details"] == {
+        "widgets.0.content[0]._type": "Every block needs a _type, e.g. 'block' for text."
+    }
+    assert Widget.objects.filter(area_id=sidebar["id"]).count() == 2
+    assert admin_api.put(f"{AREAS}/nowhere/widgets", {"widgets": []}, format="json").status_code == 404
+    author = client_for(Role.AUTHOR, ["content:write"])
+    assert author.put(f"{AREAS}/sidebar/widgets", {"widgets": []}, format="json").status_code == 403
+    assert Widget.objects.filter(area_id=sidebar["id"]).count() == 2

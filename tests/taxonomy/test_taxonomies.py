@@ -300,3 +300,61 @@ def test_terms_carry_the_count_of_entries_using_them(admin_api, posts, tags):
     lonely = term(admin_api, "tag", label="Lonely")
     assert "count" not in lonely  # writes answer with the term; its count is a read's
     assert admin_api.get(f"{TAXONOMIES}/tag/terms/lonely").json()["data"]["count"] == 0
+
+
+def test_terms_list_as_a_tree_on_request(admin_api):
+    admin_api.post(
+        "/_cms/api/taxonomies", {"name": "place", "label": "Places", "hierarchical": True}, format="json"
+    )
+    terms = "/_cms/api/taxonomies/place/terms"
+    europe = admin_api.post(terms, {"label": "Europe"}, format="json").json()["data"]
+    france = admin_api.post(terms, {"label": "France", "parentId": europe["id"]}, format="json").json()[
+        "data"
+    ]
+    asia = admin_api.post(terms, {"label": "Asia"}, format="json").json()["data"]
+    response = admin_api.get(f"{terms}?tree=true")
+    assert response.status_code == 200
+    assert response.json()["data"] == {
+        "items": [
+            {**asia, "count": 0, "children": []},
+            {**europe, "count": 0, "children": [{**france, "count": 0, "children": []}]},
+        ],
+        "nextCursor": None,
+    }
+    flat = admin_api.get(terms).json()["data"]["items"]
+    assert [(item["slug"], "children" in item) for item in flat] == [
+        ("asia", False),
+        ("europe", False),
+        ("france", False),
+    ]
+    assert admin_api.get(f"{terms}?tree=maybe").status_code == 400
+
+
+def test_terms_nest_at_most_a_hundred_levels_and_the_deepest_tree_is_answered(admin_api):
+    from apps.accounts.permissions import Actor
+    from apps.taxonomy import services
+
+    taxonomy = services.taxonomy_create(actor=Actor.system(), name="place", label="Places", hierarchical=True)
+    chain = [services.term_create(actor=Actor.system(), taxonomy=taxonomy, label="Level 1")]
+    for level in range(2, 101):
+        chain.append(
+            services.term_create(
+                actor=Actor.system(), taxonomy=taxonomy, label=f"Level {level}", parent_id=chain[-1].pk
+            )
+        )
+    terms = "/_cms/api/taxonomies/place/terms"
+    too_deep = admin_api.post(terms, {"label": "Level 101", "parentId": chain[-1].pk}, format="json")
+    assert too_deep.status_code == 400
+    assert too_deep.json()["error"]["details"] == {"parentId": "Terms nest at most 100 levels deep."}
+    # Moving a branch counts its own levels too: a two-level branch cannot go below level 99.
+    branch = admin_api.post(terms, {"label": "Branch"}, format="json").json()["data"]
+    admin_api.post(terms, {"label": "Leaf", "parentId": branch["id"]}, format="json")
+    moved = admin_api.patch(f"{terms}/branch", {"parentId": chain[98].pk}, format="json")
+    assert moved.json()["error"]["details"] == {"parentId": "Terms nest at most 100 levels deep."}
+    assert admin_api.patch(f"{terms}/branch", {"parentId": chain[97].pk}, format="json").status_code == 200
+    tree = admin_api.get(f"{terms}?tree=true&limit=1").json()["data"]["items"]
+    depth = 0
+    while tree:
+        depth += 1
+        tree = tree[0]["children"]
+    assert depth == 100

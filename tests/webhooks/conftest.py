@@ -28,6 +28,8 @@ class Receiver:
 
     def __init__(self):
         self.requests: list[tuple[dict[str, str], bytes]] = []
+        # The client side of the TCP connection each request came on: fewer than requests when kept alive.
+        self.connections: list[tuple[str, int]] = []
         self.status = 204
         self.answer = b""
         self.arrived = threading.Event()
@@ -40,11 +42,15 @@ class Receiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
+            # As receivers behind any web server do: connections stay open for the next request.
+            protocol_version = "HTTP/1.1"
+
             def log_message(self, *args):
                 pass
 
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                receiver.connections.append(self.client_address)
                 receiver.requests.append(({k.lower(): v for k, v in self.headers.items()}, body))
                 receiver.arrived.set()
                 # Bounded so a test that forgets release() cannot hang the suite.

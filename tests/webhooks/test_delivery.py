@@ -47,6 +47,35 @@ def test_a_delivery_is_signed_the_standard_webhooks_way(admin_api, posts_collect
     assert len(receiver.requests) == 1
 
 
+def test_one_pass_keeps_its_connection_to_a_receiver_open(admin_api, posts_collection, receiver, settings):
+    settings.CMS_WEBHOOK_CONCURRENCY = 1
+    create_endpoint(admin_api, receiver.url)
+    for n in range(5):
+        make_entry(posts_collection, {"title": f"Kept {n}"})
+    assert run_worker() == 5
+    assert len(receiver.requests) == 5
+    # Five deliveries over one TCP connection (keep-alive), each still signed and recorded.
+    assert len(set(receiver.connections)) == 1
+    assert Delivery.objects.filter(state="delivered").count() == 5
+
+
+def test_an_answer_longer_than_the_excerpt_closes_its_connection_and_the_next_delivery_still_goes(
+    admin_api, posts_collection, receiver, settings
+):
+    settings.CMS_WEBHOOK_CONCURRENCY = 1
+    settings.CMS_WEBHOOK_RESPONSE_EXCERPT = 16
+    receiver.status = 200
+    receiver.answer = b"x" * 100_000
+    create_endpoint(admin_api, receiver.url)
+    for n in range(3):
+        make_entry(posts_collection, {"title": f"Long answer {n}"})
+    assert run_worker() == 3
+    # Unread answers are not left on a kept connection (the next request would read them): one connection each.
+    assert len(set(receiver.connections)) == 3
+    assert [a.response for a in Attempt.objects.order_by("started_at", "id")] == ["x" * 16] * 3
+    assert Delivery.objects.filter(state="delivered").count() == 3
+
+
 def test_failed_attempts_are_retried_with_exponential_backoff(
     admin_api, posts_collection, receiver, clock, fixed_jitter, settings
 ):

@@ -140,7 +140,7 @@ class CmsViewMixin:
         )
         clean = _QUERY_CACHE.get(key)
         if clean is None:
-            clean = _query_values(spec.query, params)
+            clean = query_values(spec.query, params)
             if len(_QUERY_CACHE) >= _QUERY_CACHE_SIZE:
                 del _QUERY_CACHE[next(iter(_QUERY_CACHE))]
             _QUERY_CACHE[key] = clean
@@ -170,7 +170,7 @@ class CmsViewMixin:
         return shapes.validate(model, data).values()
 
 
-def _query_values(model, params: dict[str, Any]) -> dict[str, Any]:
+def query_values(model, params: dict[str, Any]) -> dict[str, Any]:
     # A parameter given once still fills a list field; one given twice for a single value is refused by the model.
     lists = {name for name, info in model.model_fields.items() if shapes.is_list_annotation(info.annotation)}
     params = {

@@ -8,7 +8,7 @@ urlpatterns = [
     path("widget-areas", WidgetAreaViewSet.as_view({"get": "list", "post": "create"})),
     path("widget-areas/<str:name>", WidgetAreaViewSet.as_view(DETAIL)),
     path("widget-areas/<str:name>/reorder", WidgetAreaViewSet.as_view({"post": "reorder"})),
-    path("widget-areas/<str:name>/widgets", WidgetViewSet.as_view({"post": "create"})),
+    path("widget-areas/<str:name>/widgets", WidgetViewSet.as_view({"post": "create", "put": "replace"})),
     path(
         "widget-areas/<str:name>/widgets/<str:pk>",
         WidgetViewSet.as_view({"put": "update", "patch": "partial_update", "delete": "destroy"}),

@@ -18,6 +18,7 @@ from apps.site.inputs import (
     WidgetAreaUpdateIn,
     WidgetIn,
     WidgetReorderIn,
+    WidgetsSetIn,
     WidgetUpdateIn,
 )
 from apps.site.presenters import (
@@ -122,6 +123,18 @@ class WidgetViewSet(CmsViewSet):
             content=self.body.get("content"),
         )
         return ok(present_widget(widget), status=201)
+
+    @endpoint("widgets.write", body=WidgetsSetIn, response=WidgetAreaOut, summary="Set an area's widgets")
+    def replace(self, request, name: str):
+        """The area then holds exactly these widgets, in order: an item with the id of one of its widgets replaces
+        that widget in place, one without adds a widget, and widgets not listed are deleted. Nothing changes unless
+        every item is valid."""
+        services.widgets_replace(
+            actor=actor_from_request(request),
+            area=selectors.widget_area_get(name=name),
+            widgets=self.body["widgets"],
+        )
+        return ok(present_widget_area(selectors.widget_area_get(name=name)))
 
     @endpoint("widgets.write", body=WidgetUpdateIn, response=WidgetOut, summary="Update a widget")
     def update(self, request, name: str, pk: str):

@@ -1,5 +1,5 @@
 """The delivery pages of the studio: the editor's Preview (a fresh preview token, then the collection's front-end
-preview route) and the redirects page (list with search and cursor pages, add, delete), all through
+preview route) and the redirects page (list with search and cursor pages, add, edit, delete), all through
 apps.delivery's selectors and services with the REST inputs."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from django.http import HttpResponseNotAllowed, HttpResponseRedirect, JsonRespon
 from django.shortcuts import redirect
 from django.urls import reverse
 
-from apps.accounts.permissions import can
+from apps.accounts.permissions import authorize, can
 from apps.core import shapes
 from apps.core.errors import CmsError, NotFound
 from apps.delivery import selectors, services
-from apps.delivery.inputs import RedirectIn, RedirectListQuery
+from apps.delivery.inputs import RedirectIn, RedirectListQuery, RedirectUpdateIn
 from apps.delivery.models import REDIRECT_STATUSES
 from apps.delivery.presenters import present_preview
 from apps.schema.selectors import collection_for_read
@@ -87,6 +87,34 @@ def redirects_page(request):
         errors = {**form_errors(exc, FIELDS), "form": exc.message}
         return _page(request, values=values, errors=errors, status=exc.status)
     messages.success(request, f"Added the redirect {created.source} → {created.location} ({created.status}).")
+    return redirect("studio:redirects")
+
+
+@studio_page
+def redirect_edit(request, redirect_id: str):
+    # Readers of the list may not change it: the page is refused to them, not shown with a form they cannot send.
+    authorize(request.actor, "redirects.write")
+    target = selectors.redirect_get(redirect_id=redirect_id)
+    context = {"target": target, "statuses": REDIRECT_STATUSES, "errors": {}}
+    if request.method != "POST":
+        values = {"source": target.source, "location": target.location, "status": str(target.status)}
+        return render_studio(
+            request, "studio/redirect_edit.html", {**context, "values": values}, section=SECTION
+        )
+    values = {name: request.POST.get(name, "").strip() for name in FIELDS}
+    try:
+        changes = shapes.validate(RedirectUpdateIn, values).values()
+        changed = services.redirect_update(actor=request.actor, redirect=target, changes=changes)
+    except CmsError as exc:
+        errors = {**form_errors(exc, FIELDS), "form": exc.message}
+        return render_studio(
+            request,
+            "studio/redirect_edit.html",
+            {**context, "values": values, "errors": errors},
+            section=SECTION,
+            status=exc.status,
+        )
+    messages.success(request, f"Saved the redirect {changed.source} → {changed.location} ({changed.status}).")
     return redirect("studio:redirects")
 
 

@@ -7,7 +7,6 @@ from apps.content import selectors as content_selectors
 from apps.core.api.views import CmsViewSet, endpoint, ok
 from apps.core.httpcache import NOT_MODIFIED, small_answer
 from apps.core.presenters import SUCCESS, SuccessFlagOut
-from apps.core.shapes import paged
 from apps.schema import selectors as schema_selectors
 from apps.taxonomy import selectors, services
 from apps.taxonomy.inputs import (
@@ -25,10 +24,12 @@ from apps.taxonomy.presenters import (
     TermCountedOut,
     TermListOut,
     TermOut,
+    TermPageOut,
     present_counted_term,
     present_taxonomies,
     present_taxonomy,
     present_term,
+    present_term_listing,
     present_terms,
 )
 
@@ -88,21 +89,23 @@ class TermViewSet(CmsViewSet):
         "taxonomies.read",
         bodiless=NOT_MODIFIED,
         query=TermListQuery,
-        response=paged(TermCountedOut),
+        response=TermPageOut,
         summary="List a taxonomy's terms",
     )
     def list(self, request, name: str):
-        """Ordered by slug. Hierarchical taxonomies: build the tree from ``parentId``, or page through one level
-        with ``parentId`` (empty for the roots). ``count``: the entries carrying each term."""
+        """Ordered by slug. Hierarchical taxonomies: ``tree=true`` nests each term's descendants under it as
+        ``children`` (pages then count top-level terms), or page through one level with ``parentId`` (empty for the
+        roots). ``count``: the entries carrying each term."""
         actor = actor_from_request(request)
-        page, counts = selectors.term_list_counted(
+        listing = selectors.term_listing(
             actor=actor,
             taxonomy=name,
             parent_id=self.query.get("parentId"),
             cursor=self.query.get("cursor"),
             limit=self.query["limit"],
+            tree=self.query["tree"],
         )
-        terms = page.to_data(lambda term: present_counted_term(term, taxonomy_name=name, counts=counts))
+        terms = present_term_listing(listing, taxonomy_name=name)
         return small_answer(request, terms, public=actor.anonymous, keys=("taxonomies", f"taxonomy:{name}"))
 
     @endpoint(

@@ -41,6 +41,12 @@ class DatabaseBackend(ABC):
     def json_scalar_param(self, value):
         """``value`` as the key expression yields it, for comparing with it."""
 
+    @abstractmethod
+    def json_param(self, value):
+        """``value`` (a JSON-able object, or None for SQL NULL) as a parameter for a JSON column, serialised by
+        orjson: a JSONField's own preparation goes through ``json.dumps`` with Django's encoder, several times slower
+        on the hot write paths that build their own SQL (the webhook outbox on every content write)."""
+
     # --- generated indexes ----------------------------------------------------------------------------------------
 
     @abstractmethod

@@ -5,10 +5,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+import orjson
 import xxhash
 from django.db import connection, models
+from psycopg.types.json import Jsonb
 
 from apps.core.db.backends.base import DatabaseBackend, checked_key
+
+
+def _orjson_text(value: Any) -> str:
+    return orjson.dumps(value).decode()
 
 
 class PostgresqlBackend(DatabaseBackend):
@@ -36,6 +42,9 @@ class PostgresqlBackend(DatabaseBackend):
         if isinstance(value, str):
             return value
         return "true" if value is True else "false" if value is False else str(value)
+
+    def json_param(self, value):
+        return None if value is None else Jsonb(value, dumps=_orjson_text)
 
     def execute_ddl(self, cursor, sql: str) -> None:
         # PostgreSQL refuses CREATE/DROP INDEX on a table with pending trigger events, which the deferred foreign-key

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import orjson
+
 from apps.core.db.backends.base import DatabaseBackend, checked_key
 
 
@@ -28,6 +30,9 @@ class SqliteBackend(DatabaseBackend):
 
     def json_scalar_param(self, value):
         return value
+
+    def json_param(self, value):
+        return None if value is None else orjson.dumps(value).decode()
 
     def execute_ddl(self, cursor, sql: str) -> None:
         cursor.execute(sql)
