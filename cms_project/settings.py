@@ -474,6 +474,9 @@ CMS_MEDIA_INLINE_TYPES = env_list(
 CMS_CACHE_MAX_AGE = env_int("CMS_CACHE_MAX_AGE", 60)
 CMS_CACHE_S_MAXAGE = env_int("CMS_CACHE_S_MAXAGE", 300)
 CMS_CACHE_SWR = env_int("CMS_CACHE_SWR", 86400)
+# Bytes of anonymous answers each worker keeps in memory to answer the same representation again without building it
+# (apps/delivery/fastpath.py); 0 keeps none.
+CMS_PUBLIC_ANSWERS_BYTES = env_int("CMS_PUBLIC_ANSWERS_BYTES", 16 * 1024 * 1024)
 # JSON and XML answers at least this long are compressed (brotli or gzip, as the client accepts); 0 turns it off.
 CMS_COMPRESS_MIN_BYTES = env_int("CMS_COMPRESS_MIN_BYTES", 1024)
 

@@ -10,6 +10,7 @@ from django.test import Client
 import cms_project.wsgi
 from apps.accounts.permissions import Actor
 from apps.content import services as content_services
+from apps.delivery.fastpath import KeptAnswers
 from apps.taxonomy import services as taxonomy_services
 from tests.delivery.test_public_caching import POSTS, _one
 from tests.factories import make_token, make_user
@@ -28,6 +29,8 @@ def django_counted(monkeypatch):
         return inner(environ, start_response)
 
     monkeypatch.setattr(fast, "application", counted)
+    # Each test starts with no answers kept (the application, like a worker, lives across requests).
+    monkeypatch.setattr(fast, "answers", KeptAnswers())
     return calls
 
 
@@ -106,3 +109,56 @@ def test_what_is_not_an_anonymous_conditional_read_of_a_public_entry_goes_to_dja
         django_counted.clear()
         status, _, _ = wsgi_call(path, query, HTTP_IF_NONE_MATCH=etag, **headers)
         assert (status, django_counted) == (expected, [path]), (path, query, headers)
+
+
+def test_django_builds_an_anonymous_answer_once_per_version_and_coding(site, django_counted):
+    status, headers, body = wsgi_call(_one(site))
+    assert status == "200 OK"
+    again = wsgi_call(_one(site))
+    assert django_counted == [_one(site)]
+    assert again[0] == status and again[2] == body
+    assert {**again[1], "X-Request-ID": ""} == {**headers, "X-Request-ID": ""}
+    assert again[1]["X-Request-ID"] != headers["X-Request-ID"]
+    # Another coding is another representation: Django makes it once, then it is kept too.
+    gzipped = wsgi_call(_one(site), HTTP_ACCEPT_ENCODING="gzip")
+    assert wsgi_call(_one(site), HTTP_ACCEPT_ENCODING="gzip")[2] == gzipped[2]
+    assert django_counted == [_one(site)] * 2
+    # A stale If-None-Match gets the kept answer; HEAD gets its headers.
+    assert wsgi_call(_one(site), HTTP_IF_NONE_MATCH='"stale"')[2] == body
+    head = wsgi_call(_one(site), REQUEST_METHOD="HEAD")
+    assert (head[0], head[2], head[1]["ETag"]) == ("200 OK", b"", headers["ETag"])
+    assert django_counted == [_one(site)] * 2
+    # A new version is a new ETag: Django answers it, never the old body.
+    content_services.entry_publish(actor=Actor.system(), entry=site.published.pk, collection=site.posts)
+    newer = wsgi_call(_one(site))
+    assert b"Hello draft title" in newer[2] and newer[1]["ETag"] != headers["ETag"]
+    assert django_counted == [_one(site)] * 3
+
+
+def test_answers_to_credentials_are_never_kept_or_served_from_memory(site, django_counted):
+    wsgi_call(_one(site))
+    _, raw = make_token(make_user(), ["content:read"])
+    for _ in range(2):
+        status, headers, _ = wsgi_call(_one(site), HTTP_AUTHORIZATION=f"Bearer {raw}")
+        assert (status, headers["Cache-Control"]) == ("200 OK", "private, no-store")
+    assert django_counted == [_one(site)] * 3
+
+
+def test_no_answers_are_kept_without_room_for_them(site, django_counted, settings):
+    settings.CMS_PUBLIC_ANSWERS_BYTES = 0
+    etag = wsgi_call(_one(site))[1]["ETag"]
+    wsgi_call(_one(site))
+    assert django_counted == [_one(site)] * 2
+    # The 304 of a current copy still needs no answer kept.
+    assert wsgi_call(_one(site), HTTP_IF_NONE_MATCH=etag)[0] == "304 Not Modified"
+    assert django_counted == [_one(site)] * 2
+
+
+def test_kept_answers_stay_within_their_room_dropping_the_oldest(settings):
+    settings.CMS_PUBLIC_ANSWERS_BYTES = 1600
+    kept = KeptAnswers()
+    for n in range(20):
+        kept.keep(("path", n), ("200 OK", [], b"x" * 100))
+    assert [n for n in range(20) if kept.get(("path", n))] == list(range(4, 20))
+    kept.keep(("path", "big"), ("200 OK", [], b"x" * 101))  # more than a sixteenth of the room: not kept
+    assert kept.get(("path", "big")) is None
