@@ -97,9 +97,10 @@ lint: $(VENV)/.dev-installed
 openapi: $(VENV)/.dev-installed
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py spectacular --format openapi-json --file docs/openapi.json
 
-## The MCP tools/list snapshot (docs/mcp-tools.json), compared by tests/mcp/test_sdk_client.py.
+## The MCP tools/list snapshot (docs/mcp-tools.json) and the tool reference of docs/mcp.md, compared by tests/mcp.
 mcp-tools: $(VENV)/.dev-installed
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py mcp_tools > docs/mcp-tools.json
+	DATABASE_URL=sqlite:///:memory: $(PY) manage.py mcp_tools --doc docs/mcp.md
 
 ## Re-pin every installed package after changing requirements/*.txt.
 constraints: $(VENV)/.dev-installed

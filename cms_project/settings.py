@@ -611,6 +611,13 @@ CMS_SITEMAP_MAX_URLS = env_int("CMS_SITEMAP_MAX_URLS", 50_000)
 # Where a term lives on the front end ({taxonomy}, {slug}): menu items pointing at terms carry it as their url.
 CMS_TERM_URL_PATTERN = env("CMS_TERM_URL_PATTERN", "/{taxonomy}/{slug}")
 
+# --- The MCP tool server (docs/mcp.md) ------------------------------------------------------------------------------
+
+# content_list's default compact answers cut each portableText value (as Markdown) to this many characters.
+CMS_MCP_COMPACT_TEXT_CHARS = env_int("CMS_MCP_COMPACT_TEXT_CHARS", 200)
+# tools/list also offers content_create_<collection> and content_update_<collection>, typed by each collection's schema.
+CMS_MCP_COLLECTION_TOOLS = env_bool("CMS_MCP_COLLECTION_TOOLS", False)
+
 # --- Logging --------------------------------------------------------------------------------------------------------
 
 CMS_REQUEST_LOG = env_bool("CMS_REQUEST_LOG", True)

@@ -33,7 +33,14 @@ from apps.schema.models import SLUG_MAX_LENGTH
 ListStatus = choice("draft", "published", "scheduled")
 WritableStatus = choice("draft", "published")
 Order = choice("asc", "desc")
-Format = choice("json", "markdown")
+# How portableText values are answered: Portable Text JSON ("json" is its older name) or Markdown; lists of the
+# tool server default to "compact" (the title and the start of the text, see apps/content/compact.py).
+Format = choice("portableText", "markdown", "json")
+ListFormat = choice("compact", "portableText", "markdown", "json")
+FORMAT_HELP = (
+    "'portableText' answers portableText fields as Portable Text JSON ('json' is the same), 'markdown' as Markdown "
+    "strings."
+)
 Slug = Annotated[Str, Field(max_length=200)]
 # An entry's own slug: the service keeps at most MAX_SLUG_LENGTH characters, so longer is refused, not cut.
 EntrySlug = Annotated[Str, Field(max_length=MAX_SLUG_LENGTH)]
@@ -107,11 +114,14 @@ class ContentListIn(EntryListQuery, InCollection):
         None,
         max_length=100,
         description="Field slugs: each entry's data holds only these fields (those it has); the system fields are "
-        "always there. Default: every field.",
+        "always there. Default: the title field and the portableText fields in the compact format, every field in "
+        "the others.",
     )
-    format: Format = Field(
-        "json",
-        description="'markdown' answers portableText fields as Markdown strings instead of Portable Text JSON.",
+    format: ListFormat = Field(
+        "compact",
+        description="'compact' (the default) answers the title field and the portableText fields (or the fields "
+        "asked for), portableText as Markdown cut to a few hundred characters, and says so in `compact`. "
+        + FORMAT_HELP,
     )
 
 
@@ -135,10 +145,13 @@ class EntryPreviewQuery(EntryGetQuery):
 
 
 class ContentGetIn(EntryGetQuery, EntryIn):
-    format: Format = Field(
-        "json",
-        description="'markdown' answers portableText fields as Markdown strings instead of Portable Text JSON.",
+    fields: list[Slug] = Field(
+        None,
+        max_length=100,
+        description="Field slugs: data (and liveData) hold only these fields (those it has); the system fields are "
+        "always there. Default: every field.",
     )
+    format: Format = Field("portableText", description=FORMAT_HELP)
 
 
 class PageQuery(Input):

@@ -121,6 +121,63 @@ class EntryWithRevOut(TypedDict):
     _rev: Annotated[str, Field(description="Send it back with an update to detect conflicting writes.")]
 
 
+class CompactEntryOut(TypedDict):
+    """An entry in a compact list: what tells entries apart and what to address them by."""
+
+    id: str
+    slug: str
+    status: StatusName
+    locale: str
+    data: Annotated[
+        JsonObject,
+        Field(
+            description="The title field and the portableText fields (as Markdown, cut), or the fields asked for."
+        ),
+    ]
+    updatedAt: Timestamp
+    publishedAt: Timestamp | None
+    scheduledAt: NotRequired[
+        Annotated[Timestamp, Field(description="Present when a publication is planned.")]
+    ]
+    bylines: Annotated[list[str], Field(description="The display names of the entry's bylines, in order.")]
+    terms: NotRequired[
+        Annotated[
+            dict[str, list[str]],
+            Field(description="Term slugs by taxonomy name, as content_create and content_update take them."),
+        ]
+    ]
+    url: NotRequired[str]
+
+
+class CompactNoteOut(TypedDict):
+    fields: Annotated[list[str], Field(description="The fields of data answered.")]
+    maxTextChars: Annotated[
+        int, Field(description="Each portableText value, as Markdown, is cut to this length.")
+    ]
+    truncated: Annotated[int, Field(description="How many entries had text cut (it ends with …).")]
+    more: Annotated[str, Field(description="How to ask for more.")]
+
+
+class EntryListOut(TypedDict):
+    """A page of entries as the tool server lists them: compact unless asked otherwise."""
+
+    items: Annotated[
+        list[EntryOut] | list[CompactEntryOut],
+        Field(description="Compact entries unless a full format was asked for."),
+    ]
+    nextCursor: Annotated[
+        str | None, Field(description="Pass as `cursor` for the next page; null on the last page.")
+    ]
+    compact: NotRequired[
+        Annotated[
+            CompactNoteOut,
+            Field(
+                description="Present when the answer is compact: what was left out or cut, and how to get it."
+            ),
+        ]
+    ]
+
+
 class CompareOut(TypedDict):
     hasChanges: bool
     live: Annotated[JsonObject | None, Field(description="The published version; null if never published.")]
@@ -397,14 +454,16 @@ def present_comparison(comparison: Comparison) -> CompareOut:
     return {"hasChanges": comparison.has_changes, "live": comparison.live, "draft": comparison.draft}
 
 
-def portable_text_as_markdown(answer: Any, collection: Collection) -> Any:
+def portable_text_as_markdown(answer: Any, collection: Collection, *, max_chars: int | None = None) -> Any:
     """An answer holding presented entries (``item`` or ``items``) with their Portable Text values as Markdown: the
-    tool server's ``format: markdown``."""
+    tool server's ``format: markdown``. With ``max_chars``, each Markdown text longer than that is cut to that length
+    (ending with …) and ``answer["truncated"]`` lists the ids of the entries cut."""
     fields = [field.slug for field in collection.fields.all() if field.type == "portableText"]
-    if not fields:
+    if not fields and max_chars is None:
         return answer
     answer = orjson.loads(orjson.dumps(answer))  # presented data may be stored JSON spliced in unparsed
     items = answer["items"] if "items" in answer else [answer["item"]]
+    cut: list[str] = []
     for item in items:
         for key in ("data", "liveData"):
             values = item.get(key)
@@ -412,8 +471,62 @@ def portable_text_as_markdown(answer: Any, collection: Collection) -> Any:
                 continue
             for slug in fields:
                 if isinstance(values.get(slug), list):
-                    values[slug] = portable_text_to_markdown(values[slug])
+                    text = portable_text_to_markdown(values[slug])
+                    if max_chars is not None and len(text) > max_chars:
+                        text = (
+                            text[: max_chars - 1].rstrip() + "…"
+                        )  # at most max_chars, the ellipsis included
+                        if item["id"] not in cut:
+                            cut.append(item["id"])
+                    values[slug] = text
+    if max_chars is not None:
+        answer["truncated"] = cut
     return answer
+
+
+def compact_fields(collection: Collection) -> list[str]:
+    """What a compact list shows of each entry's data: its title field and its portableText fields."""
+    from apps.schema.selectors import title_field
+
+    title = title_field(collection)
+    return [
+        field.slug for field in collection.fields.all() if field.slug == title or field.type == "portableText"
+    ]
+
+
+def present_compact_page(seen: Entries, *, fields: list[str], max_chars: int) -> EntryListOut:
+    """A page of entries (read with ``fields``) in the compact form: Portable Text as Markdown cut to ``max_chars``,
+    and a note saying what was left out and how to get it."""
+    answer = portable_text_as_markdown(present_entry_page(seen), seen.collection, max_chars=max_chars)
+    truncated = answer.pop("truncated")
+    answer["items"] = [_compact_entry(item) for item in answer["items"]]
+    answer["compact"] = {
+        "fields": fields,
+        "maxTextChars": max_chars,
+        "truncated": len(truncated),
+        "more": "fields and format (markdown, portableText) answer more; content_get one entry in full.",
+    }
+    return answer
+
+
+def _compact_entry(item: EntryOut) -> CompactEntryOut:
+    compact: CompactEntryOut = {
+        "id": item["id"],
+        "slug": item["slug"],
+        "status": item["status"],
+        "locale": item["locale"],
+        "data": item["data"],
+        "updatedAt": item["updatedAt"],
+        "publishedAt": item["publishedAt"],
+        "bylines": [credit["displayName"] for credit in item["bylines"]],
+    }
+    if item["scheduledAt"] is not None:
+        compact["scheduledAt"] = item["scheduledAt"]
+    if "terms" in item:
+        compact["terms"] = {name: [term["slug"] for term in terms] for name, terms in item["terms"].items()}
+    if "url" in item:
+        compact["url"] = item["url"]
+    return compact
 
 
 # --- revisions and bylines -------------------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+from django.conf import settings
 from django.db import transaction
 
 from apps.content import overviews, selectors, services
@@ -28,12 +30,16 @@ from apps.content.inputs import (
 )
 from apps.content.presenters import (
     CompareOut,
+    EntryListOut,
+    EntryOut,
     EntryWithRevOut,
     MediaUsagesOut,
     RevisionOut,
     RevisionSummaryPageOut,
     TranslationsOut,
+    compact_fields,
     portable_text_as_markdown,
+    present_compact_page,
     present_comparison,
     present_entry_page,
     present_entry_with_rev,
@@ -45,6 +51,7 @@ from apps.content.presenters import (
 from apps.core.errors import ValidationError
 from apps.core.portabletext_markdown import markdown_to_portable_text
 from apps.core.presenters import SUCCESS, SuccessFlagOut
+from apps.core.shapes import paged
 from apps.delivery.links import links_resolved
 from apps.mcp.registry import tool
 from apps.schema import selectors as schema_selectors
@@ -110,18 +117,44 @@ def _as_asked(answer: dict, collection, format: str) -> dict:
     return portable_text_as_markdown(answer, collection) if format == "markdown" else answer
 
 
+def _projected(answer: EntryWithRevOut, collection, fields: list[str] | None) -> EntryWithRevOut:
+    """One entry with only ``fields`` in data and liveData (the system fields stay), as lists project them."""
+    if fields is None:
+        return answer
+    kept = selectors.checked_fields(collection, fields)
+    item = orjson.loads(orjson.dumps(answer["item"]))  # stored JSON may be spliced in unparsed
+    for key in ("data", "liveData"):
+        if isinstance(item.get(key), dict):
+            item[key] = {slug: value for slug, value in item[key].items() if slug in kept}
+    return {**answer, "item": item}
+
+
 # --- reads -----------------------------------------------------------------------------------------------------------
 
 
-@tool("content_list", title="List entries", operation="content.read", input=ContentListIn, read_only=True)
-def content_list(actor, args: ContentListIn) -> dict:
+@tool(
+    "content_list",
+    title="List entries",
+    operation="content.read",
+    input=ContentListIn,
+    read_only=True,
+    output=EntryListOut,
+    example={"collection": "posts", "status": "published", "limit": 5},
+)
+def content_list(actor, args: ContentListIn) -> EntryListOut:
     """List the entries of a collection, newest first by default, one page at a time.
 
-    Returns {items, nextCursor}: each item has id, slug, status, data (field values), timestamps, bylines and terms;
-    pass nextCursor back as cursor for the next page (null on the last page). Use content_get for one entry with its
-    _rev, schema_get_collection to learn a collection's fields, and search for full-text queries.
+    Returns {items, nextCursor, compact}: each item has id, slug, status, data (field values), timestamps, bylines
+    and terms; pass nextCursor back as cursor for the next page (null on the last page). By default the answer is
+    compact: data holds the title and the portableText fields as Markdown cut short, and `compact` says what was
+    cut; pass fields and format ('markdown' or 'portableText') for more. Use content_get for one entry in full with
+    its _rev, schema_get_collection to learn a collection's fields, and search for full-text queries.
     """
     collection = _collection(args.collection)
+    compact = args.format == "compact"
+    fields = args.fields
+    if compact and fields is None:
+        fields = compact_fields(collection)
     filters = {name: ",".join(slugs) for name, slugs in args.terms.items()} if args.terms else None
     seen = selectors.entry_list(
         collection=collection,
@@ -133,12 +166,25 @@ def content_list(actor, args: ContentListIn) -> dict:
         locale=args.locale,
         cursor=args.cursor,
         limit=args.limit,
-        fields=args.fields,
+        fields=fields,
     )
+    if compact:
+        return present_compact_page(
+            seen,
+            fields=selectors.checked_fields(collection, fields),
+            max_chars=settings.CMS_MCP_COMPACT_TEXT_CHARS,
+        )
     return _as_asked(present_entry_page(seen), collection, args.format)
 
 
-@tool("content_get", title="Get an entry", operation="content.read", input=ContentGetIn, read_only=True)
+@tool(
+    "content_get",
+    title="Get an entry",
+    operation="content.read",
+    input=ContentGetIn,
+    read_only=True,
+    output=EntryWithRevOut,
+)
 def content_get(actor, args: ContentGetIn) -> EntryWithRevOut:
     """Get one entry by id or slug: all its field values, metadata, bylines, terms and its _rev.
 
@@ -151,7 +197,7 @@ def content_get(actor, args: ContentGetIn) -> EntryWithRevOut:
     """
     collection = _collection(args.collection)
     seen = selectors.entry_read(actor=actor, collection=collection, ref=args.id, locale=args.locale)
-    answer = present_entry_with_rev(seen)
+    answer = _projected(present_entry_with_rev(seen), collection, args.fields)
     if args.resolveLinks:
         answer = {**answer, "item": links_resolved([answer["item"]], collection)[0]}
     return _as_asked(answer, collection, args.format)
@@ -163,6 +209,7 @@ def content_get(actor, args: ContentGetIn) -> EntryWithRevOut:
     operation="content.read_drafts",
     input=EntryIn,
     read_only=True,
+    output=CompareOut,
 )
 def content_compare(actor, args: EntryIn) -> CompareOut:
     """Compare an entry's published version with its working copy (draft).
@@ -180,6 +227,7 @@ def content_compare(actor, args: EntryIn) -> CompareOut:
     operation="content.read_drafts",
     input=TrashListIn,
     read_only=True,
+    output=paged(EntryOut),
 )
 def content_list_trashed(actor, args: TrashListIn) -> dict:
     """List the entries of a collection that are in the trash, most recently deleted first.
@@ -193,7 +241,12 @@ def content_list_trashed(actor, args: TrashListIn) -> dict:
 
 
 @tool(
-    "content_translations", title="List translations", operation="content.read", input=EntryIn, read_only=True
+    "content_translations",
+    title="List translations",
+    operation="content.read",
+    input=EntryIn,
+    read_only=True,
+    output=TranslationsOut,
 )
 def content_translations(actor, args: EntryIn) -> TranslationsOut:
     """List an entry's translations: every entry of its translation group (one per locale), this one included.
@@ -251,7 +304,13 @@ def revision_get(actor, args: RevisionIdIn) -> RevisionOut:
 # --- writes ----------------------------------------------------------------------------------------------------------
 
 
-@tool("content_create", title="Create an entry", operation="content.create", input=ContentCreateIn)
+@tool(
+    "content_create",
+    title="Create an entry",
+    operation="content.create",
+    input=ContentCreateIn,
+    output=EntryWithRevOut,
+)
 def content_create(actor, args: ContentCreateIn) -> EntryWithRevOut:
     """Create an entry in a collection, as a draft unless status is 'published'.
 
@@ -282,6 +341,7 @@ def content_create(actor, args: ContentCreateIn) -> EntryWithRevOut:
     input=ContentUpdateIn,
     # Not idempotent: every call writes a revision, and a retry with the same _rev is a [CONFLICT].
     idempotent=False,
+    output=EntryWithRevOut,
 )
 def content_update(actor, args: ContentUpdateIn) -> EntryWithRevOut:
     """Change an entry's fields, slug, status, terms, bylines or publication date; what is not sent stays as it is.
@@ -312,6 +372,7 @@ def content_update(actor, args: ContentUpdateIn) -> EntryWithRevOut:
     operation="content.delete",
     input=EntryIn,
     destructive=True,
+    output=SuccessFlagOut,
 )
 def content_delete(actor, args: EntryIn) -> SuccessFlagOut:
     """Move an entry to the trash (soft delete); content_restore undoes it.
@@ -322,7 +383,13 @@ def content_delete(actor, args: EntryIn) -> SuccessFlagOut:
     return SUCCESS
 
 
-@tool("content_restore", title="Restore an entry from the trash", operation="content.delete", input=EntryIn)
+@tool(
+    "content_restore",
+    title="Restore an entry from the trash",
+    operation="content.delete",
+    input=EntryIn,
+    output=EntryWithRevOut,
+)
 def content_restore(actor, args: EntryIn) -> EntryWithRevOut:
     """Bring an entry back from the trash (see content_list_trashed) into the live listing, in the state it had.
 
@@ -337,6 +404,7 @@ def content_restore(actor, args: EntryIn) -> EntryWithRevOut:
     operation="content.delete_permanent",
     input=EntryIn,
     destructive=True,
+    output=SuccessFlagOut,
 )
 def content_permanent_delete(actor, args: EntryIn) -> SuccessFlagOut:
     """Delete an entry that is in the trash, irreversibly (move it there first with content_delete).
@@ -353,6 +421,7 @@ def content_permanent_delete(actor, args: EntryIn) -> SuccessFlagOut:
     operation="content.publish",
     input=ContentPublishIn,
     idempotent=True,
+    output=EntryWithRevOut,
 )
 def content_publish(actor, args: ContentPublishIn) -> EntryWithRevOut:
     """Publish an entry's working copy: it becomes the live version that readers see.
@@ -371,6 +440,7 @@ def content_publish(actor, args: ContentPublishIn) -> EntryWithRevOut:
     operation="content.publish",
     input=EntryIn,
     idempotent=True,
+    output=EntryWithRevOut,
 )
 def content_unpublish(actor, args: EntryIn) -> EntryWithRevOut:
     """Take a published entry offline: it becomes a draft and keeps its content; content_publish brings it back.
@@ -380,7 +450,13 @@ def content_unpublish(actor, args: EntryIn) -> EntryWithRevOut:
     return _written(services.entry_unpublish(actor=actor, **_address(args)))
 
 
-@tool("content_schedule", title="Schedule publication", operation="content.publish", input=ContentScheduleIn)
+@tool(
+    "content_schedule",
+    title="Schedule publication",
+    operation="content.publish",
+    input=ContentScheduleIn,
+    output=EntryWithRevOut,
+)
 def content_schedule(actor, args: ContentScheduleIn) -> EntryWithRevOut:
     """Schedule an entry to be published automatically at scheduledAt (status becomes 'scheduled').
 
@@ -394,6 +470,7 @@ def content_schedule(actor, args: ContentScheduleIn) -> EntryWithRevOut:
     title="Cancel a scheduled publication",
     operation="content.publish",
     input=EntryIn,
+    output=EntryWithRevOut,
 )
 def content_unschedule(actor, args: EntryIn) -> EntryWithRevOut:
     """Cancel a publication planned with content_schedule; the entry goes back to draft, its content unchanged.
@@ -409,6 +486,7 @@ def content_unschedule(actor, args: EntryIn) -> EntryWithRevOut:
     operation="content.update",
     input=EntryIn,
     destructive=True,
+    output=EntryWithRevOut,
 )
 def content_discard_draft(actor, args: EntryIn) -> EntryWithRevOut:
     """Drop the unpublished changes of a published entry: the working copy becomes the live version again.
@@ -418,7 +496,13 @@ def content_discard_draft(actor, args: EntryIn) -> EntryWithRevOut:
     return _written(services.entry_discard_draft(actor=actor, **_address(args)))
 
 
-@tool("content_duplicate", title="Duplicate an entry", operation="content.create", input=EntryIn)
+@tool(
+    "content_duplicate",
+    title="Duplicate an entry",
+    operation="content.create",
+    input=EntryIn,
+    output=EntryWithRevOut,
+)
 def content_duplicate(actor, args: EntryIn) -> EntryWithRevOut:
     """Copy an entry into a new draft with the same fields and bylines: the title gets ' (Copy)', the slug is
     generated, values of unique fields are left out. Returns the copy as {item, _rev}.
@@ -429,7 +513,13 @@ def content_duplicate(actor, args: EntryIn) -> EntryWithRevOut:
     return _written(services.entry_duplicate(actor=actor, entry=source))
 
 
-@tool("revision_restore", title="Restore a revision", operation="content.update", input=RevisionRestoreIn)
+@tool(
+    "revision_restore",
+    title="Restore a revision",
+    operation="content.update",
+    input=RevisionRestoreIn,
+    output=EntryWithRevOut,
+)
 def revision_restore(actor, args: RevisionRestoreIn) -> EntryWithRevOut:
     """Replace an entry's working copy with a revision's data (recorded as a new revision). Nothing is published:
     use content_publish afterwards to make it live.
@@ -446,6 +536,7 @@ def revision_restore(actor, args: RevisionRestoreIn) -> EntryWithRevOut:
     operation="media.usages",
     input=MediaUsagesIn,
     read_only=True,
+    output=MediaUsagesOut,
 )
 def media_usages(actor, args: MediaUsagesIn) -> MediaUsagesOut:
     """List the entries (live or trashed) whose image or file fields or Portable Text reference a media item: check
@@ -456,5 +547,6 @@ def media_usages(actor, args: MediaUsagesIn) -> MediaUsagesOut:
     return present_media_usages(overviews.media_usages(actor=actor, media_id=args.id, limit=args.limit))
 
 
-# Byline tools live beside these (one module per concern); importing registers them.
-from apps.content import tools_bylines  # noqa: E402, F401
+# The per-collection faces of content_create and content_update (off unless CMS_MCP_COLLECTION_TOOLS), and the
+# byline tools: one module per concern; importing registers them.
+from apps.content import collection_tools, tools_bylines  # noqa: E402, F401

@@ -28,16 +28,37 @@ class CmsError(Exception):
 
 
 class ValidationError(CmsError):
-    """Invalid input. ``details`` maps each bad field (dotted path for nested input) to what is expected."""
+    """Invalid input. ``details`` maps each bad field (dotted path for nested input) to what is expected;
+    ``pointers`` maps those of them that name a value inside the request to its JSON pointer (RFC 6901), such as
+    ``/data/title`` for an entry's field (the message then names the pointer)."""
 
     code = "VALIDATION_ERROR"
     status = 400
     default_message = "The request is invalid."
 
-    def __init__(self, message: str | None = None, *, details: dict[str, str] | None = None, **kwargs: Any):
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        details: dict[str, str] | None = None,
+        pointers: dict[str, str] | None = None,
+        **kwargs: Any,
+    ):
+        self.pointers = pointers or {}
         if message is None and details:
-            message = summarize(details)
+            message = summarize({self.pointers.get(key, key): problem for key, problem in details.items()})
         super().__init__(message, details=details, **kwargs)
+
+    def as_dict(self) -> dict[str, Any]:
+        answer = super().as_dict()
+        if self.pointers:
+            answer["pointers"] = self.pointers
+        return answer
+
+
+def json_pointer(*parts: str | int) -> str:
+    """The JSON pointer (RFC 6901) of a value by the keys and indexes leading to it."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts)
 
 
 class Unauthorized(CmsError):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired
 
 from pydantic import Field
 
@@ -14,6 +14,15 @@ class ErrorOut(TypedDict):
     message: Annotated[str, Field(description="What went wrong and how to fix it.")]
     details: Annotated[
         Any, Field(description="For VALIDATION_ERROR: each bad field mapped to what is expected.")
+    ]
+    pointers: NotRequired[
+        Annotated[
+            dict[str, str],
+            Field(
+                description="For VALIDATION_ERROR on values inside the request (an entry's data): each key of "
+                "details mapped to the JSON pointer (RFC 6901) of the bad value, e.g. /data/body/0/children/1/text."
+            ),
+        ]
     ]
 
 

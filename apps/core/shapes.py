@@ -590,6 +590,19 @@ class Paged:
         self.shape = shape
         self.__name__ = shape_name(shape).removesuffix("Out") + "Page"
 
+    def as_typeddict(self) -> Any:
+        """The page as a TypedDict of its own (a tool's ``outputSchema`` is built from TypedDicts)."""
+        return TypedDict(
+            self.__name__,
+            {
+                "items": list[self.shape],
+                "nextCursor": Annotated[
+                    str | None,
+                    Field(description="Pass as `cursor` for the next page; null on the last page."),
+                ],
+            },
+        )
+
 
 @cache
 def enveloped(shape: Any) -> Enveloped:

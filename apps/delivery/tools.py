@@ -16,6 +16,7 @@ from apps.delivery.presenters import (
     PreviewOut,
     RedirectOut,
     RedirectPageOut,
+    ResolvedOut,
     present_preview,
     present_redirect,
     present_redirect_page,
@@ -26,7 +27,12 @@ from apps.schema import selectors as schema_selectors
 
 
 @tool(
-    "redirect_list", title="List redirects", operation="redirects.read", input=RedirectListIn, read_only=True
+    "redirect_list",
+    title="List redirects",
+    operation="redirects.read",
+    input=RedirectListIn,
+    read_only=True,
+    output=RedirectPageOut,
 )
 def redirect_list(actor, args: RedirectListIn) -> RedirectPageOut:
     """List the site's redirects by source path, one page at a time: {items: [{id, source, location, status, origin,
@@ -35,7 +41,13 @@ def redirect_list(actor, args: RedirectListIn) -> RedirectPageOut:
     return present_redirect_page(page)
 
 
-@tool("redirect_create", title="Add a redirect", operation="redirects.write", input=RedirectIn)
+@tool(
+    "redirect_create",
+    title="Add a redirect",
+    operation="redirects.write",
+    input=RedirectIn,
+    output=RedirectOut,
+)
 def redirect_create(actor, args: RedirectIn) -> RedirectOut:
     """Redirect an old path of the site (source, e.g. /old-page) to a path or an absolute URL (location) with a status
     (301 by default; 302, 307, 308). Chains collapse (a location that itself redirects is followed); a redirect that
@@ -43,7 +55,13 @@ def redirect_create(actor, args: RedirectIn) -> RedirectOut:
     return present_redirect(services.redirect_create(actor=actor, **args.values()))
 
 
-@tool("redirect_update", title="Change a redirect", operation="redirects.write", input=RedirectChangeIn)
+@tool(
+    "redirect_update",
+    title="Change a redirect",
+    operation="redirects.write",
+    input=RedirectChangeIn,
+    output=RedirectOut,
+)
 def redirect_update(actor, args: RedirectChangeIn) -> RedirectOut:
     """Change a redirect's source, location or status (only the keys sent). Same rules as redirect_create."""
     changes = args.values()
@@ -57,6 +75,7 @@ def redirect_update(actor, args: RedirectChangeIn) -> RedirectOut:
     operation="redirects.write",
     input=RedirectIdIn,
     destructive=True,
+    output=SuccessFlagOut,
 )
 def redirect_delete(actor, args: RedirectIdIn) -> SuccessFlagOut:
     """Delete a redirect by id: its source path then answers 404 to resolve (unless an entry lives there).
@@ -71,15 +90,20 @@ def redirect_delete(actor, args: RedirectIdIn) -> SuccessFlagOut:
     operation="delivery.resolve",
     input=ResolveQuery,
     read_only=True,
+    output=ResolvedOut,
 )
-def path_resolve(actor, args: ResolveQuery) -> dict:
+def path_resolve(actor, args: ResolveQuery) -> ResolvedOut:
     """What a path of the front end shows: {kind: "entry", item} (the published entry whose collection's urlPattern
     gives that path), {kind: "redirect", status, location}, or [NOT_FOUND]."""
     return present_resolved(selectors.path_resolve(actor=actor, path=args.path))
 
 
 @tool(
-    "content_preview", title="Mint a draft preview token", operation="content.preview", input=ContentPreviewIn
+    "content_preview",
+    title="Mint a draft preview token",
+    operation="content.preview",
+    input=ContentPreviewIn,
+    output=PreviewOut,
 )
 def content_preview(actor, args: ContentPreviewIn) -> PreviewOut:
     """A signed token that lets a front end read this entry's working copy (draft) without other credentials, until

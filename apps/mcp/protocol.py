@@ -226,8 +226,12 @@ def _sieve_tools(version: str, tools: list[dict[str, Any]]) -> list[dict[str, An
     )
     sieved = wire.serialize_server_result("tools/list", version, {"tools": tools, **extra})["tools"]
     if version not in STRUCTURED_SINCE:
-        # 2025-03-26 tools have no title of their own (their annotations carry it).
-        sieved = [{key: value for key, value in item.items() if key != "title"} for item in sieved]
+        # 2025-03-26 tools have no title of their own (their annotations carry it), and no outputSchema: its results
+        # carry no structuredContent to describe.
+        sieved = [
+            {key: value for key, value in item.items() if key not in ("title", "outputSchema")}
+            for item in sieved
+        ]
     return sieved
 
 
@@ -237,6 +241,9 @@ def _callable_by(actor: Actor, tool: registry.Tool) -> bool:
 
 def _list_tools(actor: Actor, message: Message) -> dict[str, Any]:
     tools = list(_builtin_listing(message.version))
+    provided = [tool.describe() for tool in registry.provided_tools()]
+    if provided:
+        tools.extend(_sieve_tools(message.version, provided))
     plugin_tools = [tool.describe() for tool in registry.plugin_tools()]
     if plugin_tools:
         tools.extend(_sieve_tools(message.version, plugin_tools))
@@ -246,7 +253,8 @@ def _list_tools(actor: Actor, message: Message) -> dict[str, Any]:
         tools = [tool for tool in tools if tool["name"] in callable_names]
     result: dict[str, Any] = {"tools": tools}
     if message.modern:
-        # Plugin tools come and go with their plugin: clients should not cache the list.
+        # Plugin tools come and go with their plugin, per-collection tools with the schema: clients should not cache
+        # the list.
         result.update(ttlMs=0, cacheScope="private")
     return result
 
@@ -305,8 +313,10 @@ def _plugin_arguments(tool: registry.Tool, arguments: dict[str, Any]) -> dict[st
 def tool_error(exc: CmsError) -> dict[str, Any]:
     text = f"[{exc.code}] {exc.message}"
     details = exc.details if isinstance(exc.details, Mapping) else {}
+    # A bad value inside the arguments is named by its JSON pointer (/data/title), as the message names the first.
+    pointers = getattr(exc, "pointers", {})
     if len(details) > 1 or (details and exc.code != "VALIDATION_ERROR"):
-        text += "\n" + "\n".join(f"- {key}: {value}" for key, value in details.items())
+        text += "\n" + "\n".join(f"- {pointers.get(key, key)}: {value}" for key, value in details.items())
     return {
         "content": [{"type": "text", "text": text}],
         "structuredContent": {"error": exc.as_dict()},

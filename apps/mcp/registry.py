@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import rule_for
-from apps.core.shapes import Input, clean_schema, schema_of
+from apps.core.shapes import Input, Paged, clean_schema, schema_of
 
 # Plugin tool names are namespaced with their plugin id: `callout__insert`.
 PLUGIN_SEPARATOR = "__"
@@ -51,6 +51,8 @@ class Tool:
     schema: dict = field(default_factory=dict, compare=False)
     # The JSON Schema of a successful answer, from the operation's output shape (the presenter's TypedDict).
     output_schema: dict | None = field(default=None, compare=False)
+    # The example call of docs/mcp.md's tool reference (apps/mcp/reference.py), checked against the input model.
+    example: dict | None = field(default=None, compare=False)
 
     @property
     def scope(self) -> str | None:
@@ -128,8 +130,15 @@ def input_schema(model: type[BaseModel]) -> dict:
 
 
 def output_schema(shape: Any) -> dict:
-    """A tool's ``outputSchema``: the output shape's JSON Schema (an object, as the protocol requires)."""
+    """A tool's ``outputSchema``: the output shape's JSON Schema (an object, as the protocol requires). A page of a
+    list (``paged(Shape)``) is the same page REST documents; a union of objects (``kind`` says which) is an object
+    that is one of them."""
+    if isinstance(shape, Paged):
+        shape = shape.as_typeddict()
     schema = _inlined(schema_of(shape))
+    alternatives = schema.get("anyOf") or schema.get("oneOf")
+    if "type" not in schema and alternatives and all(item.get("type") == "object" for item in alternatives):
+        schema = {"type": "object", **schema}
     if schema.get("type") != "object":
         raise ValueError(f"an outputSchema must describe an object, not {schema.get('type')!r}")
     return schema
@@ -145,9 +154,11 @@ def tool(
     destructive: bool = False,
     idempotent: bool | None = None,
     output: Any = None,
+    example: dict | None = None,
 ) -> Callable:
     """Register the decorated ``handler(actor, args)``; its docstring is the tool's description. ``output`` is the
-    output shape (a TypedDict) of what it answers, published as ``outputSchema``."""
+    output shape (a TypedDict) of what it answers, published as ``outputSchema``. ``example`` is the example call of
+    the tool reference in docs/mcp.md (without it, one is built from the input schema); it must be valid input."""
 
     def register(handler: Callable) -> Callable:
         description = inspect.cleandoc(handler.__doc__ or "")
@@ -155,6 +166,10 @@ def tool(
             raise ValueError(f"tool {name} needs a docstring: it is the description a model reads")
         if name in _tools:
             raise ValueError(f"tool {name} is registered twice")
+        if example is not None:
+            input.model_validate(
+                example
+            )  # an example that no longer parses fails at start-up, not in the docs
         _tools[name] = Tool(
             name=name,
             title=title,
@@ -167,6 +182,7 @@ def tool(
             idempotent=idempotent,
             schema=input_schema(input),
             output_schema=output_schema(output) if output is not None else None,
+            example=example,
         )
         return handler
 
@@ -203,6 +219,20 @@ def _plugin_tool(plugin_id: str, contribution) -> Tool:
     )
 
 
+# Functions that make tools from stored state (per-collection tools, apps/content/collection_tools.py), asked on every
+# tools/list and for names no static tool has; each answers [] when its setting is off.
+_providers: list[Callable[[], list[Tool]]] = []
+
+
+def register_provider(provider: Callable[[], list[Tool]]) -> None:
+    if provider not in _providers:
+        _providers.append(provider)
+
+
+def provided_tools() -> list[Tool]:
+    return [tool for provider in _providers for tool in provider() if tool.name not in _tools]
+
+
 def plugin_tools() -> list[Tool]:
     from apps.plugins.registry import active_mcp_tools
 
@@ -210,14 +240,16 @@ def plugin_tools() -> list[Tool]:
 
 
 def all_tools() -> list[Tool]:
-    """Built-in tools by domain, then the tools of enabled plugins."""
-    return [*builtin_tools(), *plugin_tools()]
+    """Built-in tools by domain, the tools made from stored state, then the tools of enabled plugins."""
+    return [*builtin_tools(), *provided_tools(), *plugin_tools()]
 
 
 def get(name: str) -> Tool | None:
     found = _tools.get(name)
-    if found is not None or PLUGIN_SEPARATOR not in name:
+    if found is not None:
         return found
+    if PLUGIN_SEPARATOR not in name:
+        return next((candidate for candidate in provided_tools() if candidate.name == name), None)
     return next((candidate for candidate in plugin_tools() if candidate.name == name), None)
 
 

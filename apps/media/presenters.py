@@ -67,6 +67,10 @@ class MediaCreatedOut(MediaOut):
     ]
 
 
+class RenditionUrlOut(TypedDict):
+    url: Annotated[str, Field(description="The signed URL of the rendition, for anyone to fetch.")]
+
+
 class ImageRefOut(TypedDict):
     """An ``image`` field value as entries show it."""
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from apps.core.errors import ValidationError
 from apps.core.presenters import SUCCESS, SuccessFlagOut
+from apps.core.shapes import paged
 from apps.mcp.registry import tool
 from apps.media import remote, renditions, selectors, services
 from apps.media.inputs import (
@@ -16,12 +17,25 @@ from apps.media.inputs import (
     MediaUploadToolIn,
     RenditionUrlToolIn,
 )
-from apps.media.presenters import MediaCreatedOut, MediaOut, present_media, present_media_created
+from apps.media.presenters import (
+    MediaCreatedOut,
+    MediaOut,
+    RenditionUrlOut,
+    present_media,
+    present_media_created,
+)
 
 ONE_SOURCE = "Give exactly one of data (base64 bytes) or url."
 
 
-@tool("media_list", title="List media", operation="media.read", input=MediaListToolIn, read_only=True)
+@tool(
+    "media_list",
+    title="List media",
+    operation="media.read",
+    input=MediaListToolIn,
+    read_only=True,
+    output=paged(MediaOut),
+)
 def media_list(actor, args: MediaListToolIn) -> dict:
     """List media items (uploaded files), newest first: id, filename, mimeType, size, dimensions, url, alt, caption.
 
@@ -33,7 +47,14 @@ def media_list(actor, args: MediaListToolIn) -> dict:
     return page.to_data(present_media)
 
 
-@tool("media_get", title="Get a media item", operation="media.read", input=MediaIdIn, read_only=True)
+@tool(
+    "media_get",
+    title="Get a media item",
+    operation="media.read",
+    input=MediaIdIn,
+    read_only=True,
+    output=MediaOut,
+)
 def media_get(actor, args: MediaIdIn) -> MediaOut:
     """Get one media item: filename, mimeType, size, width, height, url, alt, caption and timestamps.
 
@@ -107,6 +128,7 @@ def media_create(actor, args: MediaCreateIn) -> MediaCreatedOut:
     operation="media.update",
     input=MediaUpdateToolIn,
     idempotent=True,
+    output=MediaOut,
 )
 def media_update(actor, args: MediaUpdateToolIn) -> MediaOut:
     """Change a media item's alt text, caption, focal point ({x, y}, fractions 0-1 from the top left; null centres
@@ -119,7 +141,12 @@ def media_update(actor, args: MediaUpdateToolIn) -> MediaOut:
 
 
 @tool(
-    "media_delete", title="Delete a media item", operation="media.delete", input=MediaIdIn, destructive=True
+    "media_delete",
+    title="Delete a media item",
+    operation="media.delete",
+    input=MediaIdIn,
+    destructive=True,
+    output=SuccessFlagOut,
 )
 def media_delete(actor, args: MediaIdIn) -> SuccessFlagOut:
     """Delete a media item and its stored file (unless another item uses the same file). Entries that referred to
@@ -134,8 +161,9 @@ def media_delete(actor, args: MediaIdIn) -> SuccessFlagOut:
     operation="media.rendition_url",
     input=RenditionUrlToolIn,
     read_only=True,
+    output=RenditionUrlOut,
 )
-def media_rendition_url(actor, args: RenditionUrlToolIn) -> dict:
+def media_rendition_url(actor, args: RenditionUrlToolIn) -> RenditionUrlOut:
     """The URL of an image media item resized and re-encoded: w and/or h in pixels (never enlarged), fit "cover"
     (crop to exactly wxh around the focal point, the default) or "contain", format webp (default), avif, jpeg or png,
     quality q 1-100. The URL is signed and public: use it as an <img src>. Preset URLs need no signing: media_get lists

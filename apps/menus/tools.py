@@ -16,7 +16,14 @@ from apps.menus.presenters import (
 )
 
 
-@tool("menu_list", title="List menus", operation="menus.read", input=NoArguments, read_only=True)
+@tool(
+    "menu_list",
+    title="List menus",
+    operation="menus.read",
+    input=NoArguments,
+    read_only=True,
+    output=MenuListOut,
+)
 def menu_list(actor, args: NoArguments) -> MenuListOut:
     """List the navigation menus: name, label and timestamps.
 
@@ -25,7 +32,14 @@ def menu_list(actor, args: NoArguments) -> MenuListOut:
     return present_menus(selectors.menu_list(actor=actor))
 
 
-@tool("menu_get", title="Get a menu with its items", operation="menus.read", input=MenuNameIn, read_only=True)
+@tool(
+    "menu_get",
+    title="Get a menu with its items",
+    operation="menus.read",
+    input=MenuNameIn,
+    read_only=True,
+    output=MenuDetailOut,
+)
 def menu_get(actor, args: MenuNameIn) -> MenuDetailOut:
     """Get a menu with its items in order, nested: each item has type (custom, content, taxonomy), label, url
     (custom items), referenceCollection and referenceId, target (content: {collection, id, slug, title, status,
@@ -35,7 +49,7 @@ def menu_get(actor, args: MenuNameIn) -> MenuDetailOut:
     return present_menu_detail(*selectors.menu_read(actor=actor, name=args.name))
 
 
-@tool("menu_create", title="Create a menu", operation="menus.write", input=MenuCreateIn)
+@tool("menu_create", title="Create a menu", operation="menus.write", input=MenuCreateIn, output=MenuOut)
 def menu_create(actor, args: MenuCreateIn) -> MenuOut:
     """Create an empty navigation menu; fill it with menu_set_items. A taken name is [DUPLICATE_SLUG]."""
     return present_menu(services.menu_create(actor=actor, name=args.name, label=args.label))
@@ -72,6 +86,7 @@ def menu_delete(actor, args: MenuNameIn) -> SuccessFlagOut:
     input=MenuSetItemsIn,
     destructive=True,
     idempotent=True,
+    output=MenuDetailOut,
 )
 def menu_set_items(actor, args: MenuSetItemsIn) -> MenuDetailOut:
     """Replace all items of a menu with the given tree, in order. Targets are checked (the entry or term must

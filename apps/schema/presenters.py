@@ -70,6 +70,17 @@ class CollectionOut(TypedDict):
     ]
 
 
+class CollectionWithSchemaOut(CollectionOut):
+    dataSchema: Annotated[
+        dict[str, Any],
+        Doc(
+            description="The JSON Schema (2020-12) of an entry's data as content_create takes it: each field's type, "
+            "required fields, select options as enums, length and number bounds; portableText fields take Markdown "
+            "text or Portable Text blocks. content_update takes the same fields, none of them required."
+        ),
+    ]
+
+
 class CollectionListOut(TypedDict):
     items: list[CollectionOut]
     nextCursor: Annotated[None, Doc(description="Always null: every collection comes at once.")]
@@ -125,6 +136,35 @@ def present_collection(collection: Collection, *, with_fields: bool = False) -> 
     if with_fields:
         data["fields"] = [present_field(field) for field in collection.fields.all()]
     return data
+
+
+MARKDOWN_TEXT = {"type": "string", "description": "Markdown, converted to Portable Text."}
+
+
+def data_schema(collection: Collection) -> dict[str, Any]:
+    """The JSON Schema of an entry's data, from each field's type (the same types that validate the values)."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for field in collection.fields.all():
+        schema = FIELD_TYPES[field.type].json_schema(
+            validation=field.validation or {}, options=field.options or {}
+        )
+        if field.type == "portableText":
+            schema = {"anyOf": [MARKDOWN_TEXT, schema]}
+        properties[field.slug] = {"title": field.label, **schema}
+        if field.required:
+            required.append(field.slug)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+def present_collection_with_schema(collection: Collection) -> CollectionWithSchemaOut:
+    return {**present_collection(collection, with_fields=True), "dataSchema": data_schema(collection)}
 
 
 def present_collections(collections: Iterable[Collection]) -> CollectionListOut:

@@ -19,8 +19,10 @@ from apps.schema.inputs import (
 from apps.schema.presenters import (
     CollectionListOut,
     CollectionOut,
+    CollectionWithSchemaOut,
     FieldOut,
     present_collection,
+    present_collection_with_schema,
     present_collections,
     present_field,
 )
@@ -32,6 +34,7 @@ from apps.schema.presenters import (
     operation="schema.read",
     input=NoArguments,
     read_only=True,
+    output=CollectionListOut,
 )
 def schema_list_collections(actor, args: NoArguments) -> CollectionListOut:
     """List every collection (content type): slug, label, supports and timestamps.
@@ -48,13 +51,16 @@ def schema_list_collections(actor, args: NoArguments) -> CollectionListOut:
     operation="schema.read",
     input=CollectionSlugIn,
     read_only=True,
+    output=CollectionWithSchemaOut,
 )
-def schema_get_collection(actor, args: CollectionSlugIn) -> CollectionOut:
-    """Get a collection with all its field definitions (slug, label, type, required, validation, options …).
+def schema_get_collection(actor, args: CollectionSlugIn) -> CollectionWithSchemaOut:
+    """Get a collection with all its field definitions (slug, label, type, required, validation, options …) and
+    dataSchema, the JSON Schema of an entry's data.
 
-    Use it before writing entries: data keys are the field slugs, and values must fit each field's type.
+    Use it before writing entries: data keys are the field slugs, and values must fit dataSchema. A refused value is
+    named by its JSON pointer (/data/<field>/…) in the error's message and pointers.
     """
-    return present_collection(selectors.collection_read(actor=actor, slug=args.slug), with_fields=True)
+    return present_collection_with_schema(selectors.collection_read(actor=actor, slug=args.slug))
 
 
 @tool(
@@ -62,6 +68,7 @@ def schema_get_collection(actor, args: CollectionSlugIn) -> CollectionOut:
     title="Create a collection",
     operation="schema.write",
     input=CollectionCreateIn,
+    output=CollectionOut,
 )
 def schema_create_collection(actor, args: CollectionCreateIn) -> CollectionOut:
     """Create a collection (a content type) and its storage. Add fields with schema_create_field.
@@ -77,6 +84,7 @@ def schema_create_collection(actor, args: CollectionCreateIn) -> CollectionOut:
     title="Update a collection",
     operation="schema.write",
     input=CollectionChangeIn,
+    output=CollectionOut,
 )
 def schema_update_collection(actor, args: CollectionChangeIn) -> CollectionOut:
     """Change a collection's labels, description, icon, supports, urlPattern, previewUrl or public flag (only the
@@ -98,6 +106,7 @@ def schema_update_collection(actor, args: CollectionChangeIn) -> CollectionOut:
     operation="schema.write",
     input=CollectionDeleteIn,
     destructive=True,
+    output=SuccessFlagOut,
 )
 def schema_delete_collection(actor, args: CollectionDeleteIn) -> SuccessFlagOut:
     """Delete a collection, its fields and all of its content. Refused ([SCHEMA_ERROR]) while it has entries
@@ -112,6 +121,7 @@ def schema_delete_collection(actor, args: CollectionDeleteIn) -> SuccessFlagOut:
     title="Add a field",
     operation="schema.write",
     input=FieldCreateIn,
+    output=FieldOut,
 )
 def schema_create_field(actor, args: FieldCreateIn) -> FieldOut:
     """Add a field to a collection. select and multiSelect fields need validation.options (the allowed values);
@@ -153,6 +163,7 @@ def schema_update_field(actor, args: FieldChangeIn) -> FieldOut:
     operation="schema.write",
     input=FieldDeleteIn,
     destructive=True,
+    output=SuccessFlagOut,
 )
 def schema_delete_field(actor, args: FieldDeleteIn) -> SuccessFlagOut:
     """Remove a field from a collection and drop its values from every entry. Irreversible. Returns {success: true}."""

@@ -8,7 +8,14 @@ from apps.search.inputs import SearchToolIn
 from apps.search.presenters import SearchItemsOut, present_items
 
 
-@tool("search", title="Search content", operation="search.read", input=SearchToolIn, read_only=True)
+@tool(
+    "search",
+    title="Search content",
+    operation="search.read",
+    input=SearchToolIn,
+    read_only=True,
+    output=SearchItemsOut,
+)
 def search(actor, args: SearchToolIn) -> SearchItemsOut:
     """Full-text search over the entries of collections that support search, best matches first.
 

@@ -4,6 +4,7 @@ content takes Markdown like entries' portableText fields do (converted by the to
 from __future__ import annotations
 
 from apps.core.presenters import SUCCESS, SuccessFlagOut
+from apps.core.shapes import paged
 from apps.mcp.registry import tool
 from apps.site import selectors, services
 from apps.site.inputs import (
@@ -28,7 +29,14 @@ from apps.site.presenters import (
 )
 
 
-@tool("section_list", title="List sections", operation="sections.read", input=SectionListIn, read_only=True)
+@tool(
+    "section_list",
+    title="List sections",
+    operation="sections.read",
+    input=SectionListIn,
+    read_only=True,
+    output=paged(SectionOut),
+)
 def section_list(actor, args: SectionListIn) -> dict:
     """List reusable sections (blocks of content shared between pages) by slug: title, keywords, content.
 
@@ -40,13 +48,26 @@ def section_list(actor, args: SectionListIn) -> dict:
     return page.to_data(present_section)
 
 
-@tool("section_get", title="Get a section", operation="sections.read", input=SectionSlugIn, read_only=True)
+@tool(
+    "section_get",
+    title="Get a section",
+    operation="sections.read",
+    input=SectionSlugIn,
+    read_only=True,
+    output=SectionOut,
+)
 def section_get(actor, args: SectionSlugIn) -> SectionOut:
     """Get one reusable section by slug: title, keywords, source and its content (Portable Text blocks)."""
     return present_section(selectors.section_read(actor=actor, slug=args.slug))
 
 
-@tool("section_create", title="Create a section", operation="sections.write", input=SectionToolIn)
+@tool(
+    "section_create",
+    title="Create a section",
+    operation="sections.write",
+    input=SectionToolIn,
+    output=SectionOut,
+)
 def section_create(actor, args: SectionToolIn) -> SectionOut:
     """Create a reusable section (a block of content pages can include, found again with section_list).
 
@@ -135,6 +156,7 @@ def widget_area_set_widgets(actor, args: WidgetAreaSetWidgetsIn) -> WidgetAreaOu
     operation="settings.read",
     input=NoArguments,
     read_only=True,
+    output=SettingsOut,
 )
 def settings_get(actor, args: NoArguments) -> SettingsOut:
     """Get the site settings: siteTitle, tagline, postsPerPage, url, timezone, dateFormat, logo, favicon."""
@@ -147,6 +169,7 @@ def settings_get(actor, args: NoArguments) -> SettingsOut:
     operation="settings.write",
     input=SettingsIn,
     idempotent=True,
+    output=SettingsOut,
 )
 def settings_update(actor, args: SettingsIn) -> SettingsOut:
     """Change site settings (title, tagline, posts per page, public URL, timezone, date format, logo, favicon);

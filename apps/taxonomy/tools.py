@@ -29,7 +29,12 @@ from apps.taxonomy.presenters import (
 
 
 @tool(
-    "taxonomy_list", title="List taxonomies", operation="taxonomies.read", input=NoArguments, read_only=True
+    "taxonomy_list",
+    title="List taxonomies",
+    operation="taxonomies.read",
+    input=NoArguments,
+    read_only=True,
+    output=TaxonomyListOut,
 )
 def taxonomy_list(actor, args: NoArguments) -> TaxonomyListOut:
     """List the taxonomies (categories, tags …): name, label, hierarchical, and the collections each applies to.
@@ -67,7 +72,13 @@ def taxonomy_list_terms(actor, args: TermListIn) -> TermPageOut:
     return present_term_listing(listing, taxonomy_name=args.taxonomy)
 
 
-@tool("taxonomy_create_term", title="Create a term", operation="terms.create", input=TermCreateIn)
+@tool(
+    "taxonomy_create_term",
+    title="Create a term",
+    operation="terms.create",
+    input=TermCreateIn,
+    output=TermOut,
+)
 def taxonomy_create_term(actor, args: TermCreateIn) -> TermOut:
     """Create a term in a taxonomy; without a slug one is made from the label. A taken slug is [DUPLICATE_SLUG].
     Returns the term."""
@@ -82,7 +93,13 @@ def taxonomy_create_term(actor, args: TermCreateIn) -> TermOut:
     return present_term(term, taxonomy_name=args.taxonomy)
 
 
-@tool("taxonomy_create", title="Create a taxonomy", operation="taxonomies.write", input=TaxonomyCreateIn)
+@tool(
+    "taxonomy_create",
+    title="Create a taxonomy",
+    operation="taxonomies.write",
+    input=TaxonomyCreateIn,
+    output=TaxonomyOut,
+)
 def taxonomy_create(actor, args: TaxonomyCreateIn) -> TaxonomyOut:
     """Define a taxonomy (a way to classify entries, like categories or tags) for some collections.
 

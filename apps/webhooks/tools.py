@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from apps.core.presenters import SuccessFlagOut
+from apps.core.shapes import paged
 from apps.mcp.registry import tool
 from apps.webhooks import selectors, services
 from apps.webhooks.inputs import (
@@ -26,7 +28,12 @@ OPERATION = "webhooks.manage"
 
 
 @tool(
-    "webhook_list", title="List webhook endpoints", operation=OPERATION, input=WebhookListIn, read_only=True
+    "webhook_list",
+    title="List webhook endpoints",
+    operation=OPERATION,
+    input=WebhookListIn,
+    read_only=True,
+    output=paged(WebhookOut),
 )
 def webhook_list(actor, args: WebhookListIn) -> dict:
     """List webhook endpoints: url, subscribed eventTypes, collections filter, active, payloadMode, disabledReason.
@@ -37,14 +44,27 @@ def webhook_list(actor, args: WebhookListIn) -> dict:
     return page.to_data(present_webhook)
 
 
-@tool("webhook_get", title="Get a webhook endpoint", operation=OPERATION, input=WebhookIdIn, read_only=True)
+@tool(
+    "webhook_get",
+    title="Get a webhook endpoint",
+    operation=OPERATION,
+    input=WebhookIdIn,
+    read_only=True,
+    output=WebhookOut,
+)
 def webhook_get(actor, args: WebhookIdIn) -> WebhookOut:
     """Get one webhook endpoint by id: url, eventTypes, collections, active, payloadMode, failureCount and why it
     was disabled. The secret is never shown again after webhook_create and webhook_rotate_secret."""
     return present_webhook(selectors.endpoint_read(actor=actor, endpoint_id=args.id))
 
 
-@tool("webhook_create", title="Create a webhook endpoint", operation=OPERATION, input=WebhookIn)
+@tool(
+    "webhook_create",
+    title="Create a webhook endpoint",
+    operation=OPERATION,
+    input=WebhookIn,
+    output=WebhookCreatedOut,
+)
 def webhook_create(actor, args: WebhookIn) -> WebhookCreatedOut:
     """Create a webhook endpoint: changes are POSTed to url, signed the Standard Webhooks way.
 
@@ -60,6 +80,7 @@ def webhook_create(actor, args: WebhookIn) -> WebhookCreatedOut:
     operation=OPERATION,
     input=WebhookToolUpdateIn,
     idempotent=True,
+    output=WebhookOut,
 )
 def webhook_update(actor, args: WebhookToolUpdateIn) -> WebhookOut:
     """Change a webhook endpoint; the keys not sent keep their values. active: true turns a disabled one on again."""
@@ -75,14 +96,21 @@ def webhook_update(actor, args: WebhookToolUpdateIn) -> WebhookOut:
     input=WebhookIdIn,
     destructive=True,
     idempotent=True,
+    output=SuccessFlagOut,
 )
-def webhook_delete(actor, args: WebhookIdIn) -> dict:
+def webhook_delete(actor, args: WebhookIdIn) -> SuccessFlagOut:
     """Delete a webhook endpoint with its deliveries. Returns {success: true}."""
     services.endpoint_delete(actor=actor, endpoint=selectors.endpoint_get(endpoint_id=args.id))
     return {"success": True}
 
 
-@tool("webhook_rotate_secret", title="Rotate a webhook secret", operation=OPERATION, input=RotateToolIn)
+@tool(
+    "webhook_rotate_secret",
+    title="Rotate a webhook secret",
+    operation=OPERATION,
+    input=RotateToolIn,
+    output=WebhookCreatedOut,
+)
 def webhook_rotate_secret(actor, args: RotateToolIn) -> WebhookCreatedOut:
     """Give a webhook endpoint a new secret, returned this once. The old secret keeps signing beside it for
     gracePeriodSeconds (default a day), so the receiver can switch without rejecting deliveries."""
@@ -99,6 +127,7 @@ def webhook_rotate_secret(actor, args: RotateToolIn) -> WebhookCreatedOut:
     operation=OPERATION,
     input=DeliveryListToolIn,
     read_only=True,
+    output=paged(DeliveryOut),
 )
 def webhook_deliveries(actor, args: DeliveryListToolIn) -> dict:
     """List an endpoint's deliveries, newest first: state (pending, sending, delivered, failed), the payload sent
@@ -111,7 +140,13 @@ def webhook_deliveries(actor, args: DeliveryListToolIn) -> dict:
     return page.to_data(present_delivery)
 
 
-@tool("webhook_redeliver", title="Redeliver a webhook event", operation=OPERATION, input=DeliveryIdIn)
+@tool(
+    "webhook_redeliver",
+    title="Redeliver a webhook event",
+    operation=OPERATION,
+    input=DeliveryIdIn,
+    output=DeliveryOut,
+)
 def webhook_redeliver(actor, args: DeliveryIdIn) -> DeliveryOut:
     """Send a delivery's event again to its endpoint (a new delivery, due at once, same webhook-id)."""
     delivery = selectors.delivery_get(actor=actor, delivery_id=args.deliveryId)

@@ -82,8 +82,9 @@ def test_unknown_data_keys_are_refused_naming_them_and_the_known_fields(admin_ap
     known = "Unknown field '{}' in collection 'posts'; known fields: title, body, views."
     assert error_of(response) == {
         "code": "VALIDATION_ERROR",
-        "message": "colour: " + known.format("colour") + " (and 1 more problem; see details)",
+        "message": "/data/colour: " + known.format("colour") + " (and 1 more problem; see details)",
         "details": {"colour": known.format("colour"), "Views": known.format("Views")},
+        "pointers": {"colour": "/data/colour", "Views": "/data/Views"},
     }
     assert not Entry.objects.exists()
 
@@ -102,8 +103,9 @@ def test_required_fields_must_have_a_value_on_create(admin_api, posts_collection
     assert response.status_code == 400
     assert error_of(response) == {
         "code": "VALIDATION_ERROR",
-        "message": "title: Required: give this field a value.",
+        "message": "/data/title: Required: give this field a value.",
         "details": {"title": "Required: give this field a value."},
+        "pointers": {"title": "/data/title"},
     }
 
 

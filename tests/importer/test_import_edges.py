@@ -503,7 +503,7 @@ def test_items_the_collection_refuses_are_listed_and_the_others_imported(admin_a
 
     assert job["state"] == "completed"
     assert job["summary"]["imported"] == {"posts": {"created": 1}}
-    reason = "title: Must be at most 10 characters long (got 20)."
+    reason = "/data/title: Must be at most 10 characters long (got 20)."
     assert job["summary"]["failed"] == [
         {
             "sourceId": 2,

@@ -70,7 +70,8 @@ def test_get_shows_the_entrys_metadata_to_editors_only(admin_mcp, mcp_for, artic
 def test_list_answers_what_rest_answers(admin_mcp, admin_api, articles):
     for number in range(3):
         make_entry(articles, {"title": f"Post {number}"})
-    first = admin_mcp.ok("content_list", {"collection": "articles", "limit": 2})
+    # The full format answers what REST answers; the default is compact (tests/mcp/test_compact_answers.py).
+    first = admin_mcp.ok("content_list", {"collection": "articles", "limit": 2, "format": "portableText"})
     rest = admin_api.get("/_cms/api/content/articles?limit=2").json()["data"]
     assert first == rest
     assert len(first["items"]) == 2

@@ -32,7 +32,7 @@ from mcp.shared.exceptions import MCPError
 from apps.accounts.models import Role
 from apps.mcp.management.commands.mcp_tools import snapshot
 from tests.factories import make_token, make_user
-from tests.mcp.wire import MODERN, check_message, check_refusal
+from tests.mcp.wire import MODERN, check_message, check_output, check_refusal
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -80,6 +80,8 @@ class Recorder:
                 check_refusal(message)
             else:
                 check_message(version or MODERN, method, message)
+                if method == "tools/call" and not message.get("result", {}).get("isError", True):
+                    check_output(body["params"]["name"], json.loads(message["result"]["content"][0]["text"]))
             self.seen.append((version or "-", method, response.status_code))
         except AssertionError as exc:
             self.problems.append(f"{method}: {exc}")

@@ -31,7 +31,12 @@ def test_collections_and_fields(admin_mcp, admin_api):
     assert field["validation"] == {"options": ["starter", "main"]}
     assert field["translatable"] is True
     got = admin_mcp.ok("schema_get_collection", {"slug": "recipes"})
+    # What REST answers, and the JSON Schema of the data (tests/mcp/test_data_schema.py).
+    schema = got.pop("dataSchema")
     assert got == admin_api.get("/_cms/api/schema/collections/recipes?includeFields=true").json()["data"]
+    assert schema["properties"] == {
+        "course": {"title": "Course", "type": "string", "enum": ["starter", "main"]}
+    }
     assert [item["slug"] for item in got["fields"]] == ["course"]
     listed = admin_mcp.ok("schema_list_collections")
     assert listed == {

@@ -75,6 +75,21 @@ def check_message(version: str, method: str | None, message: dict) -> None:
         check(version, RESULT_TYPES[method], message["result"])
 
 
+def check_output(name: str, value: Any) -> None:
+    """Fail unless a tool's answer is valid against the ``outputSchema`` it declares (plugin tools declare none)."""
+    from apps.mcp import registry
+
+    tool = registry.get(name)
+    schema = tool.output_schema if tool is not None else None
+    if schema is None:
+        return
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(value), key=lambda error: list(error.path))
+    assert not errors, (
+        f"{name} answered outside its outputSchema: {errors[0].message} at {list(errors[0].path)}"
+    )
+
+
 def check_null_id(message: dict) -> dict:
     """``message`` with a null id replaced by 0, for the schemas that cannot express it (see check_refusal)."""
     assert "id" in message, message
@@ -181,6 +196,7 @@ class McpClient:
         assert result["isError"] is False, result["content"][0]["text"]
         value = json.loads(result["content"][0]["text"])
         assert result["structuredContent"] == value
+        check_output(name, value)
         return value
 
     def fails(self, name: str, arguments: dict | None = None) -> tuple[str, dict]:

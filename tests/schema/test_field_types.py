@@ -185,9 +185,17 @@ def test_a_reference_to_an_entry_of_another_collection_or_in_the_trash_is_refuse
 def test_invalid_values_are_refused_naming_the_field(admin_api, things, slug, value, message):
     response = create(admin_api, {slug: value})
     assert response.status_code == 400
+    # The JSON pointer of the bad value: the field, or the part of a Portable Text value at fault.
+    inside = {"[0]._type": "/0/_type", "[0].style": "/0/style"}.get(message.split(": ", 1)[0], "")
+    pointer = f"/data/{slug}{inside}"
     assert response.json() == {
         "success": False,
-        "error": {"code": "VALIDATION_ERROR", "message": f"{slug}: {message}", "details": {slug: message}},
+        "error": {
+            "code": "VALIDATION_ERROR",
+            "message": f"{pointer}: {message}",
+            "details": {slug: message},
+            "pointers": {slug: pointer},
+        },
     }
     assert not Entry.objects.filter(collection=things).exists()
 

@@ -90,6 +90,8 @@ class EntryPlan:
     # The caller chose the slug: another entry holding it is an error, not a reason to take the next free one.
     explicit_slug: bool
     problems: dict[str, str] = dataclasses.field(default_factory=dict)
+    # The JSON pointers of the problems in the row's data (ValidationError.pointers), for a single create's answer.
+    pointers: dict[str, str] = dataclasses.field(default_factory=dict)
     # The entry this one translates (its group's non-translatable values are copied into the new entry).
     source: Entry | None = None
 
@@ -143,7 +145,10 @@ def plan_entry(
         clean = validate_data(collection=collection, fields=fields, data=data, creating=True, context=context)
     except ValidationError as error:
         problems.update(error.details)
+        pointers = error.pointers
         clean = {}
+    else:
+        pointers = {}
     if slug is not None:
         slug = normal_slug(slug)
         if not slug:
@@ -167,7 +172,7 @@ def plan_entry(
         published_at=(published_at or moment) if published else None,
         version=1,
     )
-    return EntryPlan(entry, bylines or [], slug is not None, problems, source)
+    return EntryPlan(entry, bylines or [], slug is not None, problems, pointers, source)
 
 
 def _shared_fields(fields: list[Field]) -> list[str]:
@@ -201,7 +206,11 @@ def _check_stored(collection: Collection, plans: list[EntryPlan], *, batch: bool
         for key, problem in plan.problems.items()
     }
     if problems:
-        raise ValidationError(details=problems)
+        # A batch's rows are not a request's body (the importer makes them): only a single create names pointers.
+        pointers = (
+            {} if batch else {key: plans[0].pointers[key] for key in problems if key in plans[0].pointers}
+        )
+        raise ValidationError(details=problems, pointers=pointers)
     if wanted:
         taken = Entry.objects.filter(
             collection=collection, deleted_at__isnull=True, slug__in={slug for _, slug in wanted}

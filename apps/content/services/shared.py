@@ -17,7 +17,7 @@ from apps.accounts.permissions import Actor
 from apps.content.models import Entry, Status
 from apps.core import events, slugs
 from apps.core.db import JsonKey, PreparedQuery, json_scalar_param
-from apps.core.errors import Conflict, DuplicateSlug, NotFound, ValidationError
+from apps.core.errors import Conflict, DuplicateSlug, NotFound, ValidationError, json_pointer
 from apps.core.slugs import slugify
 from apps.core.timefmt import iso, now
 from apps.media import selectors as media_selectors
@@ -98,10 +98,13 @@ def validate_data(
         raise ValidationError(details={"data": "Expected an object mapping field slugs to values."})
     by_slug = {field.slug: field for field in fields}
     problems: dict[str, str] = {}
+    # Each problem's JSON pointer into the request (RFC 6901): /data/<field>[/<path inside the value>].
+    pointers: dict[str, str] = {}
     known = ", ".join(by_slug) or "none (add fields to the collection first)"
     for key in data:
         if key not in by_slug:
             problems[key] = f"Unknown field '{key}' in collection '{collection.slug}'; known fields: {known}."
+            pointers[key] = json_pointer("data", key)
     clean = dict(current or {})
     for slug, value in data.items():
         field = by_slug.get(slug)
@@ -116,6 +119,7 @@ def validate_data(
             )
         except FieldValueError as exc:
             problems[slug] = exc.message
+            pointers[slug] = json_pointer("data", slug, *exc.path)
     if creating:
         for field in fields:
             if field.slug not in clean and field.default_value is not None:
@@ -123,8 +127,9 @@ def validate_data(
     for field in fields:
         if field.required and (creating or field.slug in data) and _is_empty(clean.get(field.slug)):
             problems.setdefault(field.slug, "Required: give this field a value.")
+            pointers.setdefault(field.slug, json_pointer("data", field.slug))
     if problems:
-        raise ValidationError(details=problems)
+        raise ValidationError(details=problems, pointers=pointers)
     return clean
 
 

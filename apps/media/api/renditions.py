@@ -18,13 +18,9 @@ from drf_spectacular.types import OpenApiTypes
 
 from apps.accounts.permissions import actor_from_request
 from apps.core.api.views import CmsViewSet, endpoint, ok
-from apps.core.shapes import TypedDict
 from apps.media import renditions, selectors
 from apps.media.inputs import RenditionIn, RenditionQueryIn, RenditionVersionIn
-
-
-class RenditionUrlOut(TypedDict):
-    url: str
+from apps.media.presenters import RenditionUrlOut
 
 
 def _answer(request, media_id: str, preset: str | None) -> HttpResponse:

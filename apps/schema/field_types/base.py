@@ -16,11 +16,13 @@ Problems = dict[str, str]
 
 
 class FieldValueError(ValueError):
-    """A value a field cannot take; the message says what is expected."""
+    """A value a field cannot take; the message says what is expected. ``path`` leads to the bad part of a
+    structured value (a Portable Text span: ``(0, "children", 1, "text")``), empty when the whole value is bad."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, path: tuple[str | int, ...] = ()):
         super().__init__(message)
         self.message = message
+        self.path = path
 
 
 @dataclass
@@ -68,6 +70,10 @@ class FieldType(ABC):
     def typescript(self, *, validation: dict, options: dict) -> str:
         """The TypeScript type of a value of this field."""
 
+    @abstractmethod
+    def json_schema(self, *, validation: dict, options: dict) -> dict:
+        """The JSON Schema of a value of this field as writers send it (a collection's data schema)."""
+
     def search_text(self, value: Any) -> str:
         """Text of a value for the full-text index (searchable fields); empty for types without text."""
         return ""
@@ -102,6 +108,12 @@ def check_range(validation: dict, low: str, high: str) -> Problems:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a > b:
         return {f"validation.{low}": f"Must not exceed {high} ({b})."}
     return {}
+
+
+def length_schema(validation: dict) -> dict:
+    """A text's length bounds as JSON Schema keywords."""
+    bounds = {"minLength": validation.get("minLength"), "maxLength": validation.get("maxLength")}
+    return {key: value for key, value in bounds.items() if value is not None}
 
 
 def ts_string(value: str) -> str:

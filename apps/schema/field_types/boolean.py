@@ -21,3 +21,6 @@ class BooleanType(FieldType):
 
     def typescript(self, *, validation, options):
         return "boolean"
+
+    def json_schema(self, *, validation, options):
+        return {"type": "boolean"}

@@ -38,3 +38,14 @@ class DateTimeType(FieldType):
 
     def typescript(self, *, validation, options):
         return "string"
+
+    def json_schema(self, *, validation, options):
+        schema = {"type": "string", "format": "date-time"}
+        bounds = [
+            f"{word} {validation[key]}"
+            for key, word in (("min", "not before"), ("max", "not after"))
+            if validation.get(key)
+        ]
+        if bounds:
+            schema["description"] = "ISO 8601, " + " and ".join(bounds) + "."
+        return schema

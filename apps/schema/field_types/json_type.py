@@ -12,3 +12,6 @@ class JsonType(FieldType):
 
     def typescript(self, *, validation, options):
         return "unknown"
+
+    def json_schema(self, *, validation, options):
+        return {}

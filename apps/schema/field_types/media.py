@@ -45,6 +45,24 @@ class _MediaType(FieldType):
     def typescript(self, *, validation, options):
         return self.ts_name
 
+    def json_schema(self, *, validation, options):
+        properties = {
+            key: {"type": "integer", "minimum": 0} if key in _INT_KEYS else {"type": "string"}
+            for key in sorted(self.keys)
+        }
+        properties["id"]["description"] = "A media id (media_list, media_get)."
+        return {
+            "anyOf": [
+                {"type": "string", "description": "A media id."},
+                {
+                    "type": "object",
+                    "properties": properties,
+                    "additionalProperties": False,
+                    "anyOf": [{"required": ["id"]}, {"required": ["url"]}],
+                },
+            ]
+        }
+
     def search_text(self, value):
         if not isinstance(value, dict):
             return ""

@@ -25,5 +25,8 @@ class MultiSelectType(FieldType):
         union = " | ".join(ts_string(option) for option in validation.get("options") or []) or "string"
         return f"Array<{union}>"
 
+    def json_schema(self, *, validation, options):
+        return {"type": "array", "items": {"type": "string", "enum": list(validation.get("options") or [])}}
+
     def search_text(self, value):
         return " ".join(item for item in value if isinstance(item, str)) if isinstance(value, list) else ""

@@ -51,3 +51,11 @@ class NumberType(FieldType):
 
     def typescript(self, *, validation, options):
         return "number"
+
+    def json_schema(self, *, validation, options):
+        schema = {"type": "integer" if self.name == "integer" else "number"}
+        if validation.get("min") is not None:
+            schema["minimum"] = validation["min"]
+        if validation.get("max") is not None:
+            schema["maximum"] = validation["max"]
+        return schema

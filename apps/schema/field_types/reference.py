@@ -47,3 +47,11 @@ class ReferenceType(FieldType):
 
     def typescript(self, *, validation, options):
         return "string[]" if options.get("allowMultiple") else "string"
+
+    def json_schema(self, *, validation, options):
+        one = {
+            "type": "string",
+            "pattern": "^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}$",
+            "description": f"The id of an entry of '{options.get('collection')}'.",
+        }
+        return {"type": "array", "items": one} if options.get("allowMultiple") else one

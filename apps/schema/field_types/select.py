@@ -39,5 +39,8 @@ class SelectType(FieldType):
     def typescript(self, *, validation, options):
         return " | ".join(ts_string(option) for option in validation.get("options") or []) or "string"
 
+    def json_schema(self, *, validation, options):
+        return {"type": "string", "enum": list(validation.get("options") or [])}
+
     def search_text(self, value):
         return value if isinstance(value, str) else ""

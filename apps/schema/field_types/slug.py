@@ -21,5 +21,8 @@ class SlugType(FieldType):
     def typescript(self, *, validation, options):
         return "string"
 
+    def json_schema(self, *, validation, options):
+        return {"type": "string", "minLength": 1, "description": "Made URL-safe (lowercase, hyphens)."}
+
     def search_text(self, value):
         return value.replace("-", " ") if isinstance(value, str) else ""

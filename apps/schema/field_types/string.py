@@ -2,7 +2,14 @@
 
 import re
 
-from apps.schema.field_types.base import FieldType, FieldValueError, check_int_keys, check_range, describe
+from apps.schema.field_types.base import (
+    FieldType,
+    FieldValueError,
+    check_int_keys,
+    check_range,
+    describe,
+    length_schema,
+)
 
 
 class StringType(FieldType):
@@ -37,6 +44,12 @@ class StringType(FieldType):
 
     def typescript(self, *, validation, options):
         return "string"
+
+    def json_schema(self, *, validation, options):
+        schema = {"type": "string", **length_schema(validation)}
+        if validation.get("pattern"):
+            schema["pattern"] = validation["pattern"]
+        return schema
 
     def search_text(self, value):
         return value if isinstance(value, str) else ""

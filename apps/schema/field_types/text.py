@@ -1,6 +1,13 @@
 """``text``: multi-line plain text, with optional minLength and maxLength; the widget shows ``rows`` lines."""
 
-from apps.schema.field_types.base import FieldType, FieldValueError, check_int_keys, check_range, describe
+from apps.schema.field_types.base import (
+    FieldType,
+    FieldValueError,
+    check_int_keys,
+    check_range,
+    describe,
+    length_schema,
+)
 from apps.schema.field_types.string import check_length
 
 
@@ -28,6 +35,9 @@ class TextType(FieldType):
 
     def typescript(self, *, validation, options):
         return "string"
+
+    def json_schema(self, *, validation, options):
+        return {"type": "string", **length_schema(validation)}
 
     def search_text(self, value):
         return value if isinstance(value, str) else ""

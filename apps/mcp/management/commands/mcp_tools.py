@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from apps.mcp import registry
+from apps.mcp import reference, registry
 
 
 def snapshot() -> list[dict]:
@@ -15,7 +16,17 @@ def snapshot() -> list[dict]:
 
 
 class Command(BaseCommand):
-    help = "Print the MCP tool list (names, titles, descriptions, input schemas, annotations) as JSON."
+    help = (
+        "Print the MCP tool list (names, titles, descriptions, input schemas, annotations) as JSON, or with --doc "
+        "rewrite the tool reference of that Markdown page (docs/mcp.md)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--doc", help="The Markdown page whose tool reference is rewritten.")
 
     def handle(self, *args, **options):
+        if options["doc"]:
+            page = Path(options["doc"])
+            page.write_text(reference.rewritten(page.read_text()))
+            return
         self.stdout.write(json.dumps(snapshot(), indent=2, ensure_ascii=False))
