@@ -583,11 +583,6 @@ def present_revision_summaries(
     }
 
 
-class BylinePageOut(TypedDict):
-    items: list[BylineOut]
-    nextCursor: str | None
-
-
 def present_byline(byline: Byline) -> BylineOut:
     return {
         "id": byline.pk,

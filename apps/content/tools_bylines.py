@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from apps.content import selectors, services
 from apps.content.inputs import BylineIdIn, BylineIn, BylineListQuery, BylineUpdateToolIn
-from apps.content.presenters import BylineOut, BylinePageOut, present_byline
+from apps.content.presenters import BylineOut, present_byline
 from apps.core.presenters import SUCCESS, SuccessFlagOut
+from apps.core.shapes import paged
 from apps.mcp.registry import tool
 
 
@@ -16,9 +17,9 @@ from apps.mcp.registry import tool
     operation="content.read",
     input=BylineListQuery,
     read_only=True,
-    output=BylinePageOut,
+    output=paged(BylineOut),
 )
-def byline_list(actor, args: BylineListQuery) -> BylinePageOut:
+def byline_list(actor, args: BylineListQuery) -> dict:
     """List bylines (the names credited as authors of entries) by name: search matches names and slugs, kind
     'guest' keeps guests and 'linked' those linked to a user account.
 

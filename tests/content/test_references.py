@@ -110,8 +110,9 @@ def test_image_and_file_values_naming_no_media_item_are_refused(admin_api, posts
         "success": False,
         "error": {
             "code": "VALIDATION_ERROR",
-            "message": f"cover: {problem} (and 1 more problem; see details)",
+            "message": f"/data/cover: {problem} (and 1 more problem; see details)",
             "details": {"cover": problem, "attachment": problem},
+            "pointers": {"cover": "/data/cover", "attachment": "/data/attachment"},
         },
     }
     assert Entry.objects.filter(collection=posts).count() == 1

@@ -229,13 +229,19 @@ def test_image_fields_naming_no_media_item_are_refused_by_the_tools(admin_mcp):
         "content_create", {"collection": "posts", "data": {"title": "T", "cover": {"id": missing}}}
     )
     problem = f"No media item {missing}; give the id of an uploaded media item or an external url."
-    assert error == failure("VALIDATION_ERROR", f"cover: {problem}", {"cover": problem})
+    assert error == {
+        **failure("VALIDATION_ERROR", f"/data/cover: {problem}", {"cover": problem}),
+        "pointers": {"cover": "/data/cover"},
+    }
     item = admin_mcp.ok("media_upload", {"data": b64(PNG)})
     entry = make_entry(posts, {"title": "T"})
     _, error = admin_mcp.fails(
         "content_update", {"collection": "posts", "id": entry.pk, "data": {"attachment": missing}}
     )
-    assert error == failure("VALIDATION_ERROR", f"attachment: {problem}", {"attachment": problem})
+    assert error == {
+        **failure("VALIDATION_ERROR", f"/data/attachment: {problem}", {"attachment": problem}),
+        "pointers": {"attachment": "/data/attachment"},
+    }
     written = admin_mcp.ok(
         "content_update",
         {"collection": "posts", "id": entry.pk, "data": {"cover": {"id": item["id"], "alt": "A"}}},
