@@ -58,6 +58,24 @@ class ServiceAdminMixin:
         # deleted objects to report; Django's default would read those attributes and fail.
         return super().construct_change_message(request, form, [], add)
 
+    # ``delete_with(request, obj)``: the service call that deletes ``obj``, in admins whose deletes go through one.
+    delete_with = None
+
+    def delete_model(self, request, obj):
+        if self.delete_with is None:
+            return super().delete_model(request, obj)
+        try:
+            self.delete_with(request, obj)
+        except CmsError as exc:
+            # A refusal of the service (the object is in use, the role may not) is shown, not a server error.
+            self.message_user(request, f"{obj}: {exc.message}", level="error")
+
+    def delete_queryset(self, request, queryset):
+        if self.delete_with is None:
+            return super().delete_queryset(request, queryset)
+        for obj in queryset:
+            self.delete_model(request, obj)
+
     def run_service(self, request, action, label: str, items) -> None:
         done, failed = 0, []
         for item in items:

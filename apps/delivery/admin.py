@@ -7,7 +7,6 @@ from django.contrib import admin
 
 from apps.accounts.permissions import Actor
 from apps.core.admin import ServiceAdminMixin, ServiceForm
-from apps.core.errors import CmsError
 from apps.delivery import services
 from apps.delivery.models import Redirect
 
@@ -32,12 +31,5 @@ class RedirectAdmin(ServiceAdminMixin, admin.ModelAdmin):
     list_filter = ("status", "origin")
     search_fields = ("source", "location")
 
-    def delete_model(self, request, obj):
-        try:
-            services.redirect_delete(actor=Actor.for_session(request.user), redirect=obj)
-        except CmsError as exc:
-            self.message_user(request, f"{obj}: {exc.message}", level="error")
-
-    def delete_queryset(self, request, queryset):
-        for redirect in queryset:
-            self.delete_model(request, redirect)
+    def delete_with(self, request, obj):
+        services.redirect_delete(actor=Actor.for_session(request.user), redirect=obj)

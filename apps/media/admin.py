@@ -9,7 +9,6 @@ from django.utils.html import format_html
 
 from apps.accounts.permissions import Actor
 from apps.core.admin import ServiceAdminMixin, ServiceForm
-from apps.core.errors import CmsError
 from apps.media import services
 from apps.media.models import MediaItem
 from apps.media.storage import media_url
@@ -93,12 +92,5 @@ class MediaItemAdmin(ServiceAdminMixin, admin.ModelAdmin):
     def dimensions(self, item: MediaItem):
         return f"{item.width} x {item.height}" if item.width and item.height else "—"
 
-    def delete_model(self, request, obj):
-        try:
-            services.media_delete(actor=Actor.for_session(request.user), item=obj)
-        except CmsError as exc:
-            self.message_user(request, f"{obj}: {exc.message}", level="error")
-
-    def delete_queryset(self, request, queryset):
-        for item in queryset:
-            self.delete_model(request, item)
+    def delete_with(self, request, obj):
+        services.media_delete(actor=Actor.for_session(request.user), item=obj)

@@ -12,7 +12,6 @@ from django.utils.html import format_html_join
 
 from apps.accounts.permissions import Actor
 from apps.core.admin import ServiceAdminMixin, ServiceForm
-from apps.core.errors import CmsError
 from apps.menus import selectors, services
 from apps.menus.models import Menu, MenuItem
 
@@ -68,12 +67,8 @@ class MenuAdmin(ServiceAdminMixin, admin.ModelAdmin):
             "", "<div>{}{} <small>({})</small></div>", (("— " * i.tree_depth, str(i), i.type) for i in items)
         )
 
-    def delete_model(self, request, obj):
+    def delete_with(self, request, obj):
         services.menu_delete(actor=Actor.for_session(request.user), menu=obj)
-
-    def delete_queryset(self, request, queryset):
-        for menu in queryset:
-            self.delete_model(request, menu)
 
 
 class MenuItemForm(ServiceForm):
@@ -142,12 +137,5 @@ class MenuItemAdmin(ServiceAdminMixin, admin.ModelAdmin):
         trashed = " (trashed)" if getattr(target, "trashed", False) else ""
         return f"{name} ({item.reference_collection}){trashed}"
 
-    def delete_model(self, request, obj):
-        try:
-            services.menu_item_delete(actor=Actor.for_session(request.user), item=obj)
-        except CmsError as exc:
-            self.message_user(request, f"{obj}: {exc.message}", level="error")
-
-    def delete_queryset(self, request, queryset):
-        for item in queryset:
-            self.delete_model(request, item)
+    def delete_with(self, request, obj):
+        services.menu_item_delete(actor=Actor.for_session(request.user), item=obj)

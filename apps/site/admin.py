@@ -55,12 +55,8 @@ class WidgetAreaAdmin(ServiceAdminMixin, admin.ModelAdmin):
             "", "<div>{}. {} <small>({})</small></div>", ((w.sort_order, w, w.type) for w in widgets)
         )
 
-    def delete_model(self, request, obj):
+    def delete_with(self, request, obj):
         services.widget_area_delete(actor=Actor.for_session(request.user), area=obj)
-
-    def delete_queryset(self, request, queryset):
-        for area in queryset:
-            self.delete_model(request, area)
 
 
 class WidgetForm(ServiceForm):
@@ -95,12 +91,8 @@ class WidgetAdmin(ServiceAdminMixin, admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         return ("area",) if obj else ()
 
-    def delete_model(self, request, obj):
+    def delete_with(self, request, obj):
         services.widget_delete(actor=Actor.for_session(request.user), widget=obj)
-
-    def delete_queryset(self, request, queryset):
-        for widget in queryset:
-            self.delete_model(request, widget)
 
 
 class SectionForm(ServiceForm):
@@ -133,12 +125,8 @@ class SectionAdmin(ServiceAdminMixin, admin.ModelAdmin):
     list_filter = ("source",)
     search_fields = ("slug", "title", "keywords_text")
 
-    def delete_model(self, request, obj):
+    def delete_with(self, request, obj):
         services.section_delete(actor=Actor.for_session(request.user), section=obj)
-
-    def delete_queryset(self, request, queryset):
-        for section in queryset:
-            self.delete_model(request, section)
 
 
 class SiteSettingsForm(ServiceForm):

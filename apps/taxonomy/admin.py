@@ -11,7 +11,6 @@ from django.contrib.admin.views.main import ChangeList
 
 from apps.accounts.permissions import Actor
 from apps.core.admin import ServiceAdminMixin, ServiceForm
-from apps.core.errors import CmsError
 from apps.taxonomy import services
 from apps.taxonomy.models import Taxonomy, Term
 
@@ -62,12 +61,8 @@ class TaxonomyAdmin(ServiceAdminMixin, admin.ModelAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("collections")
 
-    def delete_model(self, request, obj):
+    def delete_with(self, request, obj):
         services.taxonomy_delete(actor=Actor.for_session(request.user), taxonomy=obj)
-
-    def delete_queryset(self, request, queryset):
-        for taxonomy in queryset:
-            self.delete_model(request, taxonomy)
 
 
 class TermForm(ServiceForm):
@@ -141,12 +136,5 @@ class TermAdmin(ServiceAdminMixin, admin.ModelAdmin):
     def tree_label(self, term: Term) -> str:
         return "— " * getattr(term, "tree_depth", 0) + term.label
 
-    def delete_model(self, request, obj):
-        try:
-            services.term_delete(actor=Actor.for_session(request.user), term=obj)
-        except CmsError as exc:
-            self.message_user(request, f"{obj}: {exc.message}", level="error")
-
-    def delete_queryset(self, request, queryset):
-        for term in queryset:
-            self.delete_model(request, term)
+    def delete_with(self, request, obj):
+        services.term_delete(actor=Actor.for_session(request.user), term=obj)

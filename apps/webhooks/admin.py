@@ -12,7 +12,6 @@ from django.contrib import admin
 
 from apps.accounts.permissions import Actor
 from apps.core.admin import ServiceAdminMixin
-from apps.core.errors import CmsError
 from apps.webhooks import services
 from apps.webhooks.models import Attempt, Delivery, Endpoint, Event
 
@@ -61,15 +60,8 @@ class EndpointAdmin(ServiceAdminMixin, admin.ModelAdmin):
         deleted, counts, _, protected = super().get_deleted_objects(objs, request)
         return deleted, counts, set(), protected
 
-    def delete_model(self, request, obj):
-        try:
-            services.endpoint_delete(actor=Actor.for_session(request.user), endpoint=obj)
-        except CmsError as exc:
-            self.message_user(request, f"{obj}: {exc.message}", level="error")
-
-    def delete_queryset(self, request, queryset):
-        for endpoint in queryset:
-            self.delete_model(request, endpoint)
+    def delete_with(self, request, obj):
+        services.endpoint_delete(actor=Actor.for_session(request.user), endpoint=obj)
 
     def _set_active(self, request, queryset, active: bool, label: str) -> None:
         actor = Actor.for_session(request.user)
