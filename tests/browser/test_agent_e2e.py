@@ -3,7 +3,8 @@ OAuth client provider, the person signing in by email link and consenting with t
 the agent uploads an image, makes a term and a byline, creates a post (fixing a validation error from the message
 alone), schedules it, updates a menu and reads everything back compactly. Every answer the tool server sends is checked
 against the official JSON Schema of the protocol version it was sent under, and every tool result against the tool's
-declared outputSchema."""
+declared outputSchema. The SDK speaks 2025-11-25; the read-back is then repeated with the same token under every
+other version the server supports, each answer checked against that version's schema."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 import anyio
 import jsonschema
 import pytest
+import requests
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -31,6 +33,7 @@ from apps.taxonomy import services as taxonomy_services
 from tests.browser.test_email_link_returns import sign_in_by_email
 from tests.factories import make_collection, make_user, png_bytes
 from tests.mcp.test_sdk_client import MemoryStorage, Recorder, http_client
+from tests.mcp.wire import LEGACY, MODERN, check_message, check_output, envelope, headers_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -240,3 +243,25 @@ def test_an_agent_does_an_editors_task_end_to_end(browser, base_url, site):
     # The entry's item is labelled with its title, as the agent left the label out.
     assert [item["label"] for item in out["menu"]["items"]] == ["Home", "An evening on the quay"]
     assert len(json.dumps(out["list"])) < 2000
+
+    # The same reads under every protocol version, with the agent's token: valid under each version's schema, and the
+    # same answers.
+    reads = {
+        "content_list": {"collection": "posts"},
+        "content_get": {"collection": "posts", "id": stored.pk, "fields": ["title", "cover"]},
+        "menu_get": {"name": "main"},
+    }
+    token = agent.storage.tokens.access_token
+    for version in (*LEGACY, MODERN):
+        for name, arguments in reads.items():
+            body = envelope(version, "tools/call", {"name": name, "arguments": arguments})
+            answer = requests.post(
+                agent.endpoint, json=body, headers=headers_for(version, body, token), timeout=30
+            )
+            assert answer.status_code == 200, (version, name, answer.text[:300])
+            message = answer.json()
+            check_message(version, "tools/call", message)
+            value = json.loads(message["result"]["content"][0]["text"])
+            check_output(name, value)
+            expected = {"content_list": out["list"], "content_get": out["get"], "menu_get": out["menu"]}[name]
+            assert value == expected, (version, name)
