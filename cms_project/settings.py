@@ -441,10 +441,52 @@ elif CMS_MEDIA_STORAGE == "local":
     _media_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
 else:
     raise ValueError(f"CMS_MEDIA_STORAGE must be 'local' or 's3', not {CMS_MEDIA_STORAGE!r}")
+# Uploaded import exports (issue 24, docs/operations.md "Running on several machines"): local disk under
+# CMS_IMPORT_DIR by default, S3-compatible storage with CMS_IMPORT_STORAGE=s3 (the default when media is on S3), so
+# that any node and any worker can run any import. Exports hold private data (authors' e-mail addresses, drafts):
+# their objects get no public caching headers, and a media key may never name one (apps/media/storage.py).
+CMS_IMPORT_STORAGE = env("CMS_IMPORT_STORAGE", CMS_MEDIA_STORAGE)
+CMS_IMPORT_S3_BUCKET = env("CMS_IMPORT_S3_BUCKET", env("CMS_S3_BUCKET"))
+CMS_IMPORT_S3_PREFIX = (env("CMS_IMPORT_S3_PREFIX", "_cms-imports") or "").strip("/")
+if CMS_IMPORT_STORAGE == "s3":
+    _import_storage = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": CMS_IMPORT_S3_BUCKET,
+            "endpoint_url": env("CMS_S3_ENDPOINT_URL"),
+            "region_name": env("CMS_S3_REGION"),
+            "access_key": env("CMS_S3_ACCESS_KEY_ID"),
+            "secret_key": env("CMS_S3_SECRET_ACCESS_KEY"),
+            "location": CMS_IMPORT_S3_PREFIX,
+            # Never handed out as a URL; signed if a tool ever asks for one.
+            "querystring_auth": True,
+            "file_overwrite": False,
+        },
+    }
+elif CMS_IMPORT_STORAGE == "local":
+    # No location: the storage follows CMS_IMPORT_DIR, also when tests override it.
+    _import_storage = {"BACKEND": "apps.importer.storage.ImportDirStorage"}
+else:
+    raise ValueError(f"CMS_IMPORT_STORAGE must be 'local' or 's3', not {CMS_IMPORT_STORAGE!r}")
+# Media keys a client may name never reach into the import exports when both share a bucket.
+_media_prefix = (env("CMS_S3_PREFIX", "") or "").strip("/")
+CMS_MEDIA_RESERVED_KEY_PREFIXES = []
+if (
+    CMS_MEDIA_STORAGE == "s3"
+    and CMS_IMPORT_STORAGE == "s3"
+    and env("CMS_S3_BUCKET") == CMS_IMPORT_S3_BUCKET
+    and (not _media_prefix or CMS_IMPORT_S3_PREFIX.startswith(_media_prefix + "/"))
+):
+    CMS_MEDIA_RESERVED_KEY_PREFIXES = [CMS_IMPORT_S3_PREFIX[len(_media_prefix) :].strip("/") + "/"]
 STORAGES = {
     "default": _media_storage,
+    "imports": _import_storage,
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# Several app nodes or workers on different machines (docs/operations.md): the system check refuses a node-local
+# import storage then, unless CMS_IMPORT_DIR is declared to be a mount every node shares.
+CMS_MULTI_NODE = env_bool("CMS_MULTI_NODE")
+CMS_IMPORT_DIR_SHARED = env_bool("CMS_IMPORT_DIR_SHARED")
 # Largest uploaded file (413 above it), and the file types accepted, detected from the bytes (fnmatch patterns).
 CMS_MAX_UPLOAD_BYTES = env_int("CMS_MAX_UPLOAD_BYTES", 50 * 1024 * 1024)
 CMS_MEDIA_ALLOWED_TYPES = env_list(
@@ -529,7 +571,8 @@ CMS_IMPORT_SOURCES = env_list(
 )
 # The hosted platform's API (probe and OAuth import); tests point it at a local server.
 CMS_IMPORT_HOSTED_API = env("CMS_IMPORT_HOSTED_API", "https://public-api.wordpress.com")
-# Uploaded exports kept between analyze and execute, and by jobs until they finish.
+# Uploaded exports kept between analyze and execute, and by jobs until they finish, when the import storage is local
+# (CMS_IMPORT_STORAGE above).
 CMS_IMPORT_DIR = Path(env("CMS_IMPORT_DIR", str(VAR_DIR / "imports")))
 # Exports up to this size import within the request; larger ones run in `manage.py worker` (202 + job id).
 CMS_IMPORT_SYNC_MAX_BYTES = env_int("CMS_IMPORT_SYNC_MAX_BYTES", 5 * 1024 * 1024)

@@ -10,7 +10,7 @@ class ImporterConfig(AppConfig):
         from apps.accounts import permissions
         from apps.accounts.models import Role
         from apps.core import worker
-        from apps.importer import jobs
+        from apps.importer import checks, jobs  # noqa: F401  (checks registers itself)
 
         permissions.register(
             {

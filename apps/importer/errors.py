@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 from apps.core import safehttp
-from apps.core.errors import PayloadTooLarge, UnsupportedMediaType, ValidationError
+from apps.core.errors import NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationError
 from apps.media.errors import StorageQuotaExceeded
 from apps.media.remote import HttpStatusError
 
 __all__ = [
     "FAILURE_REASONS",
     "HttpStatusError",
+    "ImportFileMissing",
     "InvalidImportFile",
     "StorageQuotaExceeded",
     "failure_reason",
@@ -25,6 +26,14 @@ class InvalidImportFile(ValidationError):
         where = f" (line {line})" if line else ""
         details = {"line": line} if line else {}
         super().__init__(f"The file cannot be imported: {message}{where}", details=details)
+
+
+class ImportFileMissing(NotFound):
+    """The stored export of an analysis is gone from the import storage (pruned, or kept on another machine's disk
+    before the storage was shared). Worded for the person importing: a server path says nothing to them and tells
+    others how the server is laid out."""
+
+    default_message = "The uploaded file of this import is no longer available; upload it again."
 
 
 # Why an attachment's download or storing failed (``reason`` of each media failure), in groups a person acts on

@@ -49,6 +49,9 @@ def key_problem(key: object) -> str | None:
     segments = key.split("/")
     if any(segment in ("", ".", "..") for segment in segments):
         return "A storage key has no empty, '.' or '..' segments."
+    if any(key.startswith(prefix) for prefix in settings.CMS_MEDIA_RESERVED_KEY_PREFIXES):
+        # Import exports share the bucket (settings.py): recording one as media would publish private data.
+        return "The key is reserved for the CMS's own files."
     if is_local() and local_path(key) is None:
         return "The key points outside the media root."
     return None

@@ -17,7 +17,9 @@ IMPORTER_DATA = WXR / "wordpress-importer" / "phpunit-data"
 
 @pytest.fixture(autouse=True)
 def import_dir(tmp_path, settings):
+    """This node's import directory, where the default (local) import storage keeps uploads."""
     path = tmp_path / "imports"
+    path.mkdir()
     settings.CMS_IMPORT_DIR = path
     return path
 

@@ -12,7 +12,6 @@ import pytest
 from django.db import DatabaseError
 
 from apps.importer.models import ImportAnalysis, ImportRecord
-from apps.importer.services import analyses as importer_analyses
 from apps.importer.services import media as importer_media
 from apps.media import services as media_services
 from apps.media.models import MediaItem
@@ -90,7 +89,8 @@ def test_a_full_disk_ends_the_ndjson_stream_with_an_error_line(admin_api, site, 
 
 
 def test_a_full_disk_fails_an_import_job_after_its_content(admin_api, site, media_root, monkeypatch):
-    FullDisk(monkeypatch)
+    # The export is kept in the import storage first (on the same kind of disk); the disk fills up after it.
+    FullDisk(monkeypatch, after=1)
     items = f"""<item><title>Red</title><wp:post_id>10</wp:post_id><wp:post_type>attachment</wp:post_type>
         <wp:status>inherit</wp:status><wp:attachment_url>{site.base}/uploads/red.png</wp:attachment_url></item>""" + post(
         1, slug="one"
@@ -135,29 +135,7 @@ def test_a_file_whose_import_record_fails_is_not_left_behind(admin_api, site, me
 
 
 def test_a_full_disk_while_keeping_the_export_leaves_no_part_of_it(admin_api, import_dir, monkeypatch):
-    partial = []
-    real_open = open
-
-    class HalfWritten:
-        """The import directory's disk fills up halfway through the first chunk."""
-
-        def __init__(self, path, mode):
-            self.path = path
-            self.handle = real_open(path, mode)
-
-        def write(self, chunk):
-            self.handle.write(chunk[: len(chunk) // 2])
-            self.handle.flush()
-            partial.append(self.path)
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.path))
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.handle.close()
-
-    monkeypatch.setattr(importer_analyses, "open", HalfWritten, raising=False)
+    disk = FullDisk(monkeypatch)
 
     response = upload(admin_api, content=wxr(post(1)))
 
@@ -171,9 +149,10 @@ def test_a_full_disk_while_keeping_the_export_leaves_no_part_of_it(admin_api, im
             "details": {},
         },
     }
-    assert partial and not os.path.exists(partial[0])
+    assert disk.partial and os.path.dirname(disk.partial[0]) == str(import_dir)
+    assert not os.path.exists(disk.partial[0])
     assert list(import_dir.iterdir()) == []
     assert ImportAnalysis.objects.count() == 0
 
-    monkeypatch.undo()
+    disk.freed()
     assert upload(admin_api, content=wxr(post(1))).status_code == 201

@@ -77,6 +77,16 @@ def _run(state: RunState) -> ImportJob:
         _stop(state, JobState.PAUSED, "DATABASE_UNAVAILABLE", f"The database connection was lost: {error}")
     except CmsError as error:
         _stop(state, JobState.FAILED, error.code, error.message, error.details)
+    except OSError as error:
+        # Its text names the file with the server's path: the log keeps it, the job's error (shown to clients) not.
+        logger.exception("import job failed", extra={"job": job.pk})
+        reason = error.strerror or type(error).__name__
+        _stop(
+            state,
+            JobState.FAILED,
+            "IMPORT_ERROR",
+            f"The import stopped: a file could not be read ({reason}).",
+        )
     except Exception as error:
         logger.exception("import job failed", extra={"job": job.pk})
         _stop(state, JobState.FAILED, "IMPORT_ERROR", f"The import stopped: {error}")

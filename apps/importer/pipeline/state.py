@@ -21,11 +21,12 @@ from apps.accounts.models import User
 from apps.accounts.permissions import Actor
 from apps.core.errors import CmsError
 from apps.core.timefmt import now
-from apps.importer import registry, services
+from apps.importer import registry
 from apps.importer.analysis import INTERNAL_TYPES
 from apps.importer.items import JSON_DUMPS, Author, ImportItem
 from apps.importer.models import JOB_LEASE, ImportJob, ImportRecord
 from apps.importer.slugs import BatchSlugs
+from apps.importer.storage import StoredExport, stored_records
 from apps.media.models import MediaItem
 from apps.schema.models import Collection
 from apps.taxonomy.models import Taxonomy
@@ -59,7 +60,7 @@ class OpenReader:
 @dataclass(eq=False)
 class RunState:
     job: ImportJob
-    # The job's source, and what it reads: the stored file for WXR, ``{url, accessToken}`` for a remote site.
+    # The job's source, and what it reads: the stored export for WXR, ``{url, accessToken}`` for a remote site.
     source: Any
     input: Any
     progress: Callable[[int, str], None] | None = None
@@ -109,7 +110,7 @@ class RunState:
             job=job,
             source=registry.get_source(job.source),
             input=(
-                services.analysis_path(analysis)
+                StoredExport(analysis.file)
                 if analysis and analysis.file
                 else (analysis.source_input if analysis else None)
             ),
@@ -144,7 +145,9 @@ class RunState:
         return self.options.get("postTypeMappings", {})
 
     def read_source(self) -> Iterator[Any]:
-        """The source's records from its start."""
+        """The source's records from its start; an uploaded export is read through the import storage."""
+        if isinstance(self.input, StoredExport):
+            return stored_records(self.source.fetch, self.input.name)
         return iter(self.source.fetch(self.input))
 
     def load_collections(self) -> None:

@@ -16,8 +16,6 @@ from apps.importer.services.analyses import (
     analysis_create_remote,
     analysis_delete_file,
     analysis_from_path,
-    analysis_path,
-    import_dir,
     run_analysis,
 )
 from apps.importer.services.media import attachment_filename, link_featured_images, media_import
@@ -47,10 +45,8 @@ __all__ = [
     "analysis_create_remote",
     "analysis_delete_file",
     "analysis_from_path",
-    "analysis_path",
     "attachment_filename",
     "default_collection",
-    "import_dir",
     "import_prepare",
     "import_probe",
     "job_create",

@@ -4,6 +4,7 @@ prepare and execute name it by ``analysisId``; stored exports nothing needs any 
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import IO, Any
 
@@ -13,7 +14,7 @@ from apps.accounts.permissions import Actor, authorize
 from apps.core.errors import InsufficientStorage, PayloadTooLarge, ValidationError, storage_full
 from apps.core.ids import new_id
 from apps.core.memory import bulk_work
-from apps.importer import registry
+from apps.importer import registry, storage
 from apps.importer.errors import InvalidImportFile
 from apps.importer.models import ImportAnalysis, ImportJob, JobState
 from apps.importer.sources.wxr import WxrError
@@ -23,21 +24,15 @@ logger = logging.getLogger("cms.importer")
 COPY_CHUNK = 1024 * 1024
 
 
-def import_dir() -> Path:
-    path = Path(settings.CMS_IMPORT_DIR)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def _store_upload(file: IO[bytes], name: str) -> int:
-    """Copy the upload next to the other imports in chunks; its size in bytes. Nothing is left of a copy that fails
-    (too large, disk full)."""
+def _spool_upload(file: IO[bytes]) -> tuple[Path, int]:
+    """Copy the upload in chunks to a local temporary file, to analyse it before it is kept: its path and size in
+    bytes. Nothing is left of a copy that fails (too large, disk full)."""
     size = 0
     if hasattr(file, "seek"):
         file.seek(0)
-    path = import_dir() / name
+    handle, path = storage.spool()
     try:
-        with open(path, "wb") as target:
+        with os.fdopen(handle, "wb") as target:
             while chunk := file.read(COPY_CHUNK):
                 size += len(chunk)
                 if size > settings.CMS_IMPORT_MAX_BYTES:
@@ -48,18 +43,26 @@ def _store_upload(file: IO[bytes], name: str) -> int:
                 target.write(chunk)
     except BaseException as error:
         path.unlink(missing_ok=True)
-        if storage_full(error):
-            logger.error("import directory full", exc_info=error)
-            raise InsufficientStorage(
-                "The server's storage is full: the export could not be kept for the import. Try again once space "
-                "has been freed."
-            ) from error
+        _refuse_when_full(error)
         raise
-    return size
+    return path, size
 
 
-def analysis_path(analysis: ImportAnalysis) -> Path:
-    return import_dir() / analysis.file
+def _refuse_when_full(error: BaseException) -> None:
+    if storage_full(error):
+        logger.error("import storage full", exc_info=error)
+        raise InsufficientStorage(
+            "The server's storage is full: the export could not be kept for the import. Try again once space "
+            "has been freed."
+        ) from error
+
+
+def _keep(path: Path, name: str) -> str:
+    try:
+        return storage.keep(path, name)
+    except BaseException as error:
+        _refuse_when_full(error)
+        raise
 
 
 def run_analysis(source_id: str, path: Path) -> dict[str, Any]:
@@ -73,29 +76,31 @@ def run_analysis(source_id: str, path: Path) -> dict[str, Any]:
 
 
 def analysis_create(*, actor: Actor, file: IO[bytes], filename: str, source: str = "wxr") -> ImportAnalysis:
-    """Keep the upload server-side, analyse it, and record both (``analysisId`` for prepare and execute)."""
+    """Analyse the upload and keep it in the import storage (``analysisId`` for prepare and execute): an upload that
+    is refused never reaches the storage, and a kept one is never left without its analysis."""
     authorize(actor, "import.run")
     analysis_id = new_id()
-    stored = f"{analysis_id}.xml"
-    size = _store_upload(file, stored)
-    if size == 0:
-        (import_dir() / stored).unlink(missing_ok=True)
-        raise ValidationError(details={"file": "The file is empty."})
+    path, size = _spool_upload(file)
     try:
-        result = run_analysis(source, import_dir() / stored)
+        if size == 0:
+            raise ValidationError(details={"file": "The file is empty."})
+        result = run_analysis(source, path)
+        stored = _keep(path, f"{analysis_id}.xml")
+    finally:
+        path.unlink(missing_ok=True)
+    try:
+        return ImportAnalysis.objects.create(
+            id=analysis_id,
+            source=source,
+            filename=(filename or "export.xml")[:255],
+            file=stored,
+            size=size,
+            result=result,
+            created_by=actor.user,
+        )
     except BaseException:
-        # Refused or not, an upload that did not become an analysis is never kept.
-        (import_dir() / stored).unlink(missing_ok=True)
+        storage.delete(stored)
         raise
-    return ImportAnalysis.objects.create(
-        id=analysis_id,
-        source=source,
-        filename=(filename or "export.xml")[:255],
-        file=stored,
-        size=size,
-        result=result,
-        created_by=actor.user,
-    )
 
 
 def analysis_create_remote(*, actor: Actor, source: str, source_input: dict[str, Any]) -> ImportAnalysis:
@@ -123,14 +128,12 @@ def analysis_from_path(*, actor: Actor, path: str | Path, source: str = "wxr") -
 
 
 def analysis_delete_file(analysis: ImportAnalysis) -> None:
-    path = analysis_path(analysis)
-    if path.exists():
-        path.unlink()
+    storage.delete(analysis.file)
 
 
 def analyses_prune(*, older_than_days: int) -> dict[str, int]:
     """Delete stored exports (and their analyses) older than the given age that no unfinished job still needs, and
-    files in the import directory that no analysis names. Finished jobs keep their summary."""
+    files in the import storage that no analysis names. Finished jobs keep their summary."""
     from datetime import timedelta
 
     from apps.core.timefmt import now
@@ -141,14 +144,14 @@ def analyses_prune(*, older_than_days: int) -> dict[str, int]:
     stale = ImportAnalysis.objects.filter(created_at__lt=cutoff).exclude(pk__in=busy)
     removed = 0
     for analysis in stale:
-        if analysis.file:
-            (import_dir() / analysis.file).unlink(missing_ok=True)
+        storage.delete(analysis.file)
         removed += 1
     stale.delete()
     named = set(ImportAnalysis.objects.exclude(file="").values_list("file", flat=True))
     orphans = 0
-    for path in import_dir().iterdir():
-        if path.is_file() and path.name not in named and path.stat().st_mtime < cutoff.timestamp():
-            path.unlink(missing_ok=True)
+    backend = storage.import_storage()
+    for name in storage.names():
+        if name not in named and backend.get_modified_time(name) < cutoff:
+            storage.delete(name)
             orphans += 1
     return {"analyses": removed, "orphanFiles": orphans}

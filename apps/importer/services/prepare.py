@@ -11,6 +11,8 @@ from django.db import transaction
 
 from apps.accounts.permissions import Actor, authorize
 from apps.core.errors import Conflict, ValidationError
+from apps.importer import storage
+from apps.importer.errors import ImportFileMissing
 from apps.importer.mappings import author_mapping_problems, mapping_slug_problem
 from apps.importer.models import JOB_LEASE, ImportAnalysis, ImportJob, JobState
 from apps.schema import services as schema_services
@@ -192,6 +194,8 @@ def job_create(
     problems.update(author_mapping_problems(analysis, author_mappings or {}))
     if problems:
         raise ValidationError(details=problems)
+    if analysis.file and not storage.exists(analysis.file):
+        raise ImportFileMissing
     return ImportJob.objects.create(
         source=analysis.source,
         analysis=analysis,
