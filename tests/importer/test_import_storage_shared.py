@@ -9,18 +9,22 @@ and the client is told so in words, never with a server path."""
 from __future__ import annotations
 
 import io
+import os
+from datetime import timedelta
 
 import pytest
 from django.core.checks import Error
 from django.core.management import CommandError, call_command
 from django.test import Client
 
+from apps.core.timefmt import now
 from apps.importer import checks, jobs
 from apps.importer.models import ImportAnalysis, ImportJob
 from apps.importer.sources import wxr_source
 from apps.importer.storage import import_storage
+from apps.importer.storage import names as stored_names
 from tests.importer.conftest import WXR
-from tests.importer.helpers import EXECUTE, all_entries, analyze, job_url
+from tests.importer.helpers import EXECUTE, all_entries, analyze, job_url, upload
 
 pytestmark = pytest.mark.django_db
 
@@ -186,6 +190,41 @@ def test_a_file_error_while_importing_is_worded_without_its_path(admin_api, monk
         "details": {},
     }
     assert "/srv/cms" not in response.content.decode()
+
+
+def test_a_refused_upload_reaches_neither_the_storage_nor_stays_in_the_spool(admin_api, nodes, shared, spool):
+    first, _ = nodes
+
+    response = upload(admin_api, content=b"<rss><channel><item>")
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "VALIDATION_ERROR"
+    assert list(stored_names()) == []
+    assert list(first.iterdir()) == list(spool.iterdir()) == []
+
+
+def test_import_cleanup_prunes_the_shared_storage(admin_api, settings, nodes, tmp_path, spool):
+    first, _ = nodes
+    settings.STORAGES = {**settings.STORAGES, "imports": SHARED["shared-directory"](tmp_path)}
+    shared = tmp_path / "shared"
+    old = analyze(admin_api, THEME_PREVIEW)
+    fresh = analyze(admin_api, THEME_PREVIEW)
+    ImportAnalysis.objects.filter(pk=old["analysisId"]).update(created_at=now() - timedelta(days=10))
+    (shared / "stray.xml").write_bytes(b"<rss/>")
+    (shared / "recent.xml").write_bytes(b"<rss/>")
+    ten_days_ago = (now() - timedelta(days=10)).timestamp()
+    os.utime(shared / "stray.xml", (ten_days_ago, ten_days_ago))
+    # This node's own directory is not the import storage: what is there is not the cleanup's business.
+    (first / "unrelated.xml").write_bytes(b"<rss/>")
+
+    out = io.StringIO()
+    call_command("import_cleanup", "--days", "7", stdout=out)
+
+    assert out.getvalue() == "Removed 1 stored export(s) and 1 orphaned file(s).\n"
+    assert sorted(path.name for path in shared.iterdir()) == sorted(
+        [f"{fresh['analysisId']}.xml", "recent.xml"]
+    )
+    assert [path.name for path in first.iterdir()] == ["unrelated.xml"]
 
 
 # --- the startup check ---------------------------------------------------------------------------------------------
