@@ -1,9 +1,10 @@
-"""Faults to inject: a disk that fills up while media is being written."""
+"""Faults to inject: a disk that fills up while media is being written; servers that hang or are stopped."""
 
 from __future__ import annotations
 
 import errno
 import os
+import socket
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import FileSystemStorage
@@ -36,3 +37,40 @@ class FullDisk:
 
     def freed(self) -> None:
         self.monkeypatch.undo()
+
+
+class HungServer:
+    """A TCP server that completes every connection and never answers: a hung Redis or object storage. Its
+    connections wait in the listen queue; ``accepted()`` takes the ones made so far and says how many there were
+    altogether (each is one attempt a client made). Use as a context manager."""
+
+    def __init__(self):
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.bind(("127.0.0.1", 0))
+        self._socket.listen(128)
+        self._socket.setblocking(False)
+        self._held: list[socket.socket] = []
+        self.port = self._socket.getsockname()[1]
+
+    def accepted(self) -> int:
+        while True:
+            try:
+                connection, _ = self._socket.accept()
+            except BlockingIOError:
+                return len(self._held)
+            self._held.append(connection)
+
+    def __enter__(self) -> HungServer:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        for connection in self._held:
+            connection.close()
+        self._socket.close()
+
+
+def closed_port() -> int:
+    """A local port nothing listens on (connections are refused): a stopped server."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
