@@ -206,7 +206,7 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "cms"}}
 
 # How long the cache skips Redis after a failure (one warning per such interval, apps/core/cache.py).
-CMS_REDIS_BREAKER_SECONDS = env_float("CMS_REDIS_BREAKER_SECONDS", 30)
+CMS_REDIS_BREAKER_SECONDS = env_float("CMS_REDIS_BREAKER_SECONDS", 30.0)
 
 # --- Authentication -------------------------------------------------------------------------------------------------
 
@@ -455,8 +455,8 @@ if CMS_MEDIA_STORAGE == "s3":
             # botocore waits 60 s to connect and 60 s per read, with retries, by default: a hung storage would hold
             # a request until the server kills its worker. These bound it; apps/media answers 503 when they expire.
             "client_config": Config(
-                connect_timeout=env_float("CMS_S3_CONNECT_TIMEOUT", 2),
-                read_timeout=env_float("CMS_S3_READ_TIMEOUT", 10),
+                connect_timeout=env_float("CMS_S3_CONNECT_TIMEOUT", 2.0),
+                read_timeout=env_float("CMS_S3_READ_TIMEOUT", 10.0),
                 retries={"total_max_attempts": env_int("CMS_S3_MAX_ATTEMPTS", 2), "mode": "standard"},
             ),
         },
