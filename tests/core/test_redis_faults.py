@@ -13,7 +13,7 @@ from django.core.cache import caches
 from django.test import override_settings
 
 from apps.core import cache as breaker_cache
-from tests.faults import HungServer, closed_port
+from tests.faults import HungServer, SwitchableRedis, closed_port
 
 TOKENS = "/_cms/api/admin/api-tokens"
 INTERVAL = 30
@@ -122,3 +122,23 @@ def test_writes_go_through_while_redis_hangs(admin_api, redis_at, clock, caplog)
         assert redis.accepted() == 1
         assert len(cache_warnings(caplog)) == 1
         assert no_tracebacks(caplog)
+
+
+def test_redis_back_closes_the_breaker(admin_api, redis_at, clock, caplog):
+    with SwitchableRedis(hung=True) as redis, caplog.at_level(logging.WARNING):
+        redis_at(redis.port)
+        assert admin_api.get(TOKENS).status_code == 200
+        assert len(cache_warnings(caplog)) == 1
+
+        redis.hung = False
+        assert admin_api.get(TOKENS).status_code == 200
+        assert redis.commands == []  # still within the interval: Redis is not asked
+
+        clock.now += INTERVAL
+        assert [admin_api.get(TOKENS).status_code for _ in range(3)] == [200] * 3
+
+        # The counter's first hit of each request (SET … NX) reached Redis again, and the log says so once.
+        assert redis.commands.count("SET") == 3
+        assert [record.getMessage() for record in cache_warnings(caplog)][1:] == [
+            f"Redis at 127.0.0.1:{redis.port} reachable again; cache in use"
+        ]
