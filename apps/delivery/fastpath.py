@@ -90,7 +90,12 @@ class PublicEntryFastPath:
 
     def __call__(self, environ, start_response):
         method = environ.get("REQUEST_METHOD")
-        if method in ("GET", "HEAD") and not environ.get("QUERY_STRING"):
+        # A date-only conditional request is the view's to answer (its 304 by Last-Modified), not a kept 200's.
+        if (
+            method in ("GET", "HEAD")
+            and not environ.get("QUERY_STRING")
+            and ("HTTP_IF_NONE_MATCH" in environ or "HTTP_IF_MODIFIED_SINCE" not in environ)
+        ):
             conditional = "HTTP_IF_NONE_MATCH" in environ
             if conditional or self.answers.budget():
                 match = self.path.match(environ.get("PATH_INFO", ""))
