@@ -37,6 +37,11 @@ def env_int(name: str, default: int) -> int:
     return default if value is None or value == "" else int(value)
 
 
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return default if value is None or value == "" else float(value)
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     value = os.environ.get(name)
     if value is None:
@@ -182,10 +187,16 @@ CACHE_URL = env("CACHE_URL") or env("REDIS_URL")
 if CACHE_URL and urlsplit(CACHE_URL).scheme in {"redis", "rediss", "unix"}:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's RedisCache behind a circuit breaker (apps/core/cache.py): a hung or stopped Redis costs one
+            # short timeout per CMS_REDIS_BREAKER_SECONDS, not one per request; meanwhile reads miss and writes are
+            # skipped, so rate limiting fails open.
+            "BACKEND": "apps.core.cache.BreakerRedisCache",
             "LOCATION": CACHE_URL,
-            # A slow or absent Redis must not hang requests; rate limiting fails open on errors (apps/core/ratelimit.py).
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+            # Seconds. Redis answers in well under a millisecond on a healthy network: tens of milliseconds is a fault.
+            "OPTIONS": {
+                "socket_connect_timeout": env_float("CMS_REDIS_CONNECT_TIMEOUT", 0.05),
+                "socket_timeout": env_float("CMS_REDIS_TIMEOUT", 0.05),
+            },
             "KEY_PREFIX": env("CMS_CACHE_PREFIX", "cms"),
         }
     }
@@ -193,6 +204,9 @@ else:
     # Single-machine default: counters live in each process, so with N gunicorn workers a client may get up to N times
     # the configured rate. docs/operations.md says so and how to share them (REDIS_URL).
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "cms"}}
+
+# How long the cache skips Redis after a failure (one warning per such interval, apps/core/cache.py).
+CMS_REDIS_BREAKER_SECONDS = env_float("CMS_REDIS_BREAKER_SECONDS", 30.0)
 
 # --- Authentication -------------------------------------------------------------------------------------------------
 
@@ -391,6 +405,8 @@ CORS_PREFLIGHT_MAX_AGE = 86400
 
 RATELIMIT_ENABLE = env_bool("CMS_RATE_LIMIT_ENABLED", True)
 RATELIMIT_USE_CACHE = "default"
+# A counter the cache cannot keep (Redis down, its breaker open) lets the request through instead of refusing it.
+RATELIMIT_FAIL_OPEN = True
 # Groups of endpoints and their limits ("count/period", period one of s, m, h, d; "off" disables the group).
 CMS_RATE_LIMITS = {
     "api": env("CMS_RATE_LIMIT_API", "1200/m"),
@@ -419,6 +435,8 @@ MEDIA_ROOT = Path(env("MEDIA_ROOT", str(VAR_DIR / "media")))
 # (AWS, MinIO, R2, …) with CMS_MEDIA_STORAGE=s3. Credentials may also come from boto3's own AWS_* variables.
 CMS_MEDIA_STORAGE = env("CMS_MEDIA_STORAGE", "local")
 if CMS_MEDIA_STORAGE == "s3":
+    from botocore.config import Config
+
     _media_storage = {
         "BACKEND": "storages.backends.s3.S3Storage",
         "OPTIONS": {
@@ -434,6 +452,13 @@ if CMS_MEDIA_STORAGE == "s3":
             # Keys are unique per upload; never overwrite an object that another record may name.
             "file_overwrite": False,
             "object_parameters": {"CacheControl": "public, max-age=31536000, immutable"},
+            # botocore waits 60 s to connect and 60 s per read, with retries, by default: a hung storage would hold
+            # a request until the server kills its worker. These bound it; apps/media answers 503 when they expire.
+            "client_config": Config(
+                connect_timeout=env_float("CMS_S3_CONNECT_TIMEOUT", 2.0),
+                read_timeout=env_float("CMS_S3_READ_TIMEOUT", 10.0),
+                retries={"total_max_attempts": env_int("CMS_S3_MAX_ATTEMPTS", 2), "mode": "standard"},
+            ),
         },
     }
 elif CMS_MEDIA_STORAGE == "local":

@@ -146,6 +146,22 @@ def storage_full(error: BaseException) -> bool:
     return isinstance(error, OSError) and error.errno in _STORAGE_FULL
 
 
+def storage_unreachable(error: BaseException) -> bool:
+    """Whether an error of object storage (botocore, under django-storages' S3 backend) says the storage is
+    unreachable, hung or failing on its side: a connection refused or timed out, a read timed out or cut, a 5xx."""
+    try:
+        from botocore.exceptions import ClientError, HTTPClientError
+        from botocore.exceptions import ConnectionError as BotoConnectionError
+    except ImportError:  # pragma: no cover - botocore is a base requirement
+        return False
+    if isinstance(error, (BotoConnectionError, HTTPClientError)):
+        return True
+    if isinstance(error, ClientError):
+        status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0
+        return status >= 500
+    return False
+
+
 class RateLimited(CmsError):
     code = "RATE_LIMITED"
     status = 429

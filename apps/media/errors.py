@@ -1,7 +1,10 @@
-"""Media errors with their own status: a file over the size limit (413), content of a refused type (415), and the
-media quota reached (507)."""
+"""Media errors with their own status: a file over the size limit (413), content of a refused type (415), the
+media quota reached (507), and the media storage unreachable (503)."""
 
-from apps.core.errors import InsufficientStorage, PayloadTooLarge, UnsupportedMediaType
+from apps.core.errors import InsufficientStorage, PayloadTooLarge, ServiceUnavailable, UnsupportedMediaType
+
+# Seconds a client waits before retrying when the storage did not answer, as for a database outage.
+STORAGE_RETRY_AFTER = 5
 
 
 class MediaTooLarge(PayloadTooLarge):
@@ -20,3 +23,15 @@ class StorageQuotaExceeded(InsufficientStorage):
 
     code = "STORAGE_QUOTA_EXCEEDED"
     default_message = "The media storage quota is exhausted."
+
+
+class StorageUnavailable(ServiceUnavailable):
+    """The object storage refused the connection, did not answer within its timeouts, or failed on its side (5xx).
+    Nothing was stored or recorded. The wait is in ``details`` too: an MCP tool result has no headers."""
+
+    default_message = "The media storage is not reachable: nothing was stored or changed. Retry shortly."
+
+    def __init__(self, message: str | None = None):
+        super().__init__(
+            message, retry_after=STORAGE_RETRY_AFTER, details={"retryAfter": STORAGE_RETRY_AFTER}
+        )

@@ -31,8 +31,16 @@ from django.conf import settings
 from django.utils.crypto import salted_hmac
 from PIL import Image, ImageOps, UnidentifiedImageError, features
 
-from apps.core.errors import CmsError, Forbidden, NotFound, UnsupportedMediaType, ValidationError
+from apps.core.errors import (
+    CmsError,
+    Forbidden,
+    NotFound,
+    UnsupportedMediaType,
+    ValidationError,
+    storage_unreachable,
+)
 from apps.media import selectors, storage
+from apps.media.errors import StorageUnavailable
 
 logger = logging.getLogger("cms.media")
 
@@ -282,6 +290,8 @@ def _open(source, mime_type: str) -> Image.Image:
         except (Image.DecompressionBombError, Image.DecompressionBombWarning):
             raise ImageTooLarge() from None
         except (UnidentifiedImageError, OSError, ValueError) as error:
+            if storage_unreachable(error):
+                raise  # read lazily from object storage: an outage, not a bad image
             raise UnsupportedMediaType("The image cannot be decoded.") from error
     width, height = image.size
     if width * height > settings.CMS_RENDITION_MAX_SOURCE_PIXELS:
@@ -302,6 +312,8 @@ def render(source, mime_type: str, params: Params, focal: tuple[float, float] | 
     except CmsError:
         raise
     except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as error:
+        if storage_unreachable(error):
+            raise
         # Truncated or corrupt pixel data shows only once decoding starts.
         raise UnsupportedMediaType("The image cannot be decoded.") from error
     finally:
@@ -350,7 +362,7 @@ def _render(image: Image.Image, params: Params, focal: tuple[float, float] | Non
 
 def stored(key: str) -> bytes | None:
     try:
-        with storage.media_storage().open(key, "rb") as handle:
+        with storage.reachable(), storage.media_storage().open(key, "rb") as handle:
             return handle.read()
     except (FileNotFoundError, OSError):
         return None
@@ -387,13 +399,19 @@ def forget(content_hash: str) -> None:
     backend = storage.media_storage()
     folder = f"{RENDITIONS_DIR}/{content_hash}"
     try:
-        _, files = backend.listdir(folder)
+        with storage.reachable():
+            _, files = backend.listdir(folder)
     except (FileNotFoundError, OSError):
+        return
+    except StorageUnavailable:
+        # Runs after the delete committed: that answer stands; the renditions stay until their bytes come back.
+        logger.warning("could not delete renditions: the storage is unavailable", extra={"key": folder})
         return
     for name in files:
         try:
-            backend.delete(f"{folder}/{name}")
-        except OSError:
+            with storage.reachable():
+                backend.delete(f"{folder}/{name}")
+        except (OSError, StorageUnavailable):
             logger.warning("could not delete rendition", extra={"key": f"{folder}/{name}"})
 
 
@@ -412,9 +430,10 @@ def rendition(item, params: Params) -> tuple[bytes, str]:
     if data is not None:
         return data, key
     try:
-        with storage.media_storage().open(item.storage_key, "rb") as source:
+        with storage.reachable(), storage.media_storage().open(item.storage_key, "rb") as source:
             data = render(source, item.mime_type, params, item.focal_point)
     except FileNotFoundError:
         raise NotFound("The media item's file is missing from storage.") from None
-    keep(key, data)
+    with storage.reachable():
+        keep(key, data)
     return data, key

@@ -9,7 +9,9 @@ file.
 
 The reverse holds for uploads: a stored file whose record does not commit is deleted, so no file is left that no
 record names. A full disk while writing (ENOSPC, EDQUOT) is 507 ``INSUFFICIENT_STORAGE``, with the part already
-written removed.
+written removed. Object storage that is unreachable, hung past its timeouts or failing is 503
+``SERVICE_UNAVAILABLE`` with Retry-After (``storage.reachable``): the record is rolled back, and what may have been
+stored is deleted, or named in a warning when the storage cannot take that either.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from apps.core.errors import InsufficientStorage, ValidationError, storage_full
 from apps.core.ids import new_id
 from apps.media import renditions, storage
 from apps.media.analysis import Analysis, analyse, mime_allowed, same_bytes
-from apps.media.errors import MediaTooLarge, MediaTypeRefused, StorageQuotaExceeded
+from apps.media.errors import MediaTooLarge, MediaTypeRefused, StorageQuotaExceeded, StorageUnavailable
 from apps.media.metadata import without_metadata
 from apps.media.models import MediaItem
 
@@ -125,7 +127,8 @@ def _store(file: IO[bytes], key: str) -> str:
     """Write the bytes under ``key`` (a new key: nothing else is there); the key they were stored under."""
     backend = storage.media_storage()
     try:
-        return backend.save(key, file)
+        with storage.reachable():
+            return backend.save(key, file)
     except BaseException as error:
         # Storage backends do not remove what they wrote before failing (FileSystemStorage leaves the partial
         # file); the key is new, so whatever is there is that part.
@@ -146,7 +149,7 @@ def _duplicate_of(analysis: Analysis, stream: IO[bytes]) -> MediaItem | None:
     backend = storage.media_storage()
     for candidate in candidates:
         try:
-            with backend.open(candidate.storage_key, "rb") as stored:
+            with storage.reachable(), backend.open(candidate.storage_key, "rb") as stored:
                 if same_bytes(stored, stream):
                     return candidate
         except OSError:
@@ -256,10 +259,11 @@ def media_create(
     if existing is not None:
         return existing, True
     backend = storage.media_storage()
-    if not backend.exists(storage_key):
-        raise ValidationError(details={"storageKey": f"No file '{storage_key}' in the media storage."})
-    with backend.open(storage_key, "rb") as stored:
-        analysis = analyse(stored)
+    with storage.reachable():
+        if not backend.exists(storage_key):
+            raise ValidationError(details={"storageKey": f"No file '{storage_key}' in the media storage."})
+        with backend.open(storage_key, "rb") as stored:
+            analysis = analyse(stored)
     _check_type(analysis)
     _declared_problems(analysis, mime_type, size)
     item = MediaItem.objects.create(
@@ -317,7 +321,12 @@ def media_delete(*, actor: Actor, item: MediaItem) -> None:
 
 def _delete_file(key: str) -> None:
     try:
-        storage.media_storage().delete(key)
+        with storage.reachable():
+            storage.media_storage().delete(key)
+    except StorageUnavailable:
+        # Runs after a commit or while another error is on its way out: that answer stands. The key is all an
+        # operator needs to remove the file once the storage is back.
+        logger.warning("could not delete media file: the storage is unavailable", extra={"key": key})
     except OSError:
         # The record is gone either way; a file left behind is logged for the operator, not an API failure.
         logger.exception("could not delete media file", extra={"key": key})

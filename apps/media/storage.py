@@ -9,8 +9,11 @@ on local disk the resolved path (symbolic links followed) must stay inside the m
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import PurePosixPath
 from urllib.parse import quote
 
@@ -18,10 +21,13 @@ from django.conf import settings
 from django.core.exceptions import SuspiciousFileOperation
 from django.core.files.storage import FileSystemStorage, Storage, default_storage
 
+from apps.core.errors import storage_unreachable
 from apps.core.ids import new_id
 from apps.core.slugs import slugify
 from apps.core.timefmt import now
+from apps.media.errors import StorageUnavailable
 
+logger = logging.getLogger("cms.media")
 MAX_KEY_LENGTH = 512
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _EXTENSION = re.compile(r"^\.[a-z0-9]{1,8}$")
@@ -29,6 +35,20 @@ _EXTENSION = re.compile(r"^\.[a-z0-9]{1,8}$")
 
 def media_storage() -> Storage:
     return default_storage
+
+
+@contextmanager
+def reachable() -> Iterator[None]:
+    """Storage calls inside: a storage that is unreachable, hung past its timeouts or failing (5xx) becomes
+    ``StorageUnavailable`` (503 with Retry-After). Some of botocore's timeouts are OSErrors: wrapping the call
+    inside a caller's ``except OSError`` (a missing file) keeps an outage from passing for a missing file."""
+    try:
+        yield
+    except Exception as error:
+        if not storage_unreachable(error):
+            raise
+        logger.warning("media storage unavailable: %s: %s", type(error).__name__, error)
+        raise StorageUnavailable() from error
 
 
 def is_local(storage: Storage | None = None) -> bool:

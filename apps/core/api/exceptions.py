@@ -81,6 +81,9 @@ def to_cms_error(exc: BaseException) -> errors.CmsError | None:
         # The database is unreachable or busy: the client should retry, not report a bug. (SQLite reports a missing
         # table as an OperationalError too; that is a bug or a pending migration, not a reason to retry.)
         return errors.ServiceUnavailable()
+    if errors.storage_unreachable(exc):
+        # Object storage down or hung, reached outside the media service's own handling: retry, not a bug.
+        return errors.ServiceUnavailable()
     return None
 
 
@@ -119,8 +122,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     if error is None:
         spec = view.get_endpoint() if hasattr(view, "get_endpoint") else None
         error = unexpected_error(exc, request_id, spec.error_code if spec else None)
-    elif isinstance(error, errors.ServiceUnavailable):
-        logger.warning("database unavailable", exc_info=exc, extra={"request_id": request_id})
+    elif isinstance(error, errors.ServiceUnavailable) and error is not exc:
+        # Raised as a ServiceUnavailable, it was logged where it was understood (media storage, say).
+        logger.warning("service unavailable", exc_info=exc, extra={"request_id": request_id})
     set_rollback()
     headers = _error_headers(error, exc, view if hasattr(view, "get_authenticate_header") else None, request)
     return Response(error_body(error), status=error.status, headers=headers)

@@ -36,7 +36,8 @@ def _answer(request, media_id: str, preset: str | None) -> HttpResponse:
     return HttpResponse(b"" if request.method == "HEAD" else data, headers=headers)
 
 
-RENDER_ERRORS = (403, 415, 422)
+# 503: the media storage did not answer (Retry-After).
+RENDER_ERRORS = (403, 415, 422, 503)
 BODILESS = {304: "Not modified: the copy you have (If-None-Match) is current."}
 
 

@@ -67,7 +67,7 @@ class MediaViewSet(UploadLimitMixin, CmsViewSet):
         response=MediaCreatedOut,
         status=201,
         also=(200,),
-        errors=(413, 415, 507),
+        errors=(413, 415, 503, 507),
         error_code="MEDIA_CREATE_ERROR",
         summary="Upload a file, or record one already in storage",
     )
@@ -75,7 +75,8 @@ class MediaViewSet(UploadLimitMixin, CmsViewSet):
         """Multipart with ``file`` uploads bytes; JSON with ``storageKey`` records a file already in storage. The type
         is detected from the content and must be allowed (415 otherwise); a file over the size limit is 413. Bytes
         identical to an existing item answer that item with ``deduplicated: true`` and status 200. A full disk, or a
-        file that would pass the media quota, is 507 and stores nothing."""
+        file that would pass the media quota, is 507 and stores nothing; so is a media storage that does not answer, 503
+        with Retry-After."""
         actor = actor_from_request(request)
         body = self.body
         if "file" in body:
