@@ -434,9 +434,22 @@ MEDIA_ROOT = Path(env("MEDIA_ROOT", str(VAR_DIR / "media")))
 # Media bytes go through Django's storage API: local disk under MEDIA_ROOT by default, S3-compatible object storage
 # (AWS, MinIO, R2, …) with CMS_MEDIA_STORAGE=s3. Credentials may also come from boto3's own AWS_* variables.
 CMS_MEDIA_STORAGE = env("CMS_MEDIA_STORAGE", "local")
-if CMS_MEDIA_STORAGE == "s3":
+
+
+def _s3_client_config():
+    """botocore waits 60 s to connect and 60 s per read, with retries, by default: a hung storage would hold a request
+    until the server kills its worker. These bound it, for the media and the import storage; apps/media answers 503
+    when they expire."""
     from botocore.config import Config
 
+    return Config(
+        connect_timeout=env_float("CMS_S3_CONNECT_TIMEOUT", 2.0),
+        read_timeout=env_float("CMS_S3_READ_TIMEOUT", 10.0),
+        retries={"total_max_attempts": env_int("CMS_S3_MAX_ATTEMPTS", 2), "mode": "standard"},
+    )
+
+
+if CMS_MEDIA_STORAGE == "s3":
     _media_storage = {
         "BACKEND": "storages.backends.s3.S3Storage",
         "OPTIONS": {
@@ -452,13 +465,7 @@ if CMS_MEDIA_STORAGE == "s3":
             # Keys are unique per upload; never overwrite an object that another record may name.
             "file_overwrite": False,
             "object_parameters": {"CacheControl": "public, max-age=31536000, immutable"},
-            # botocore waits 60 s to connect and 60 s per read, with retries, by default: a hung storage would hold
-            # a request until the server kills its worker. These bound it; apps/media answers 503 when they expire.
-            "client_config": Config(
-                connect_timeout=env_float("CMS_S3_CONNECT_TIMEOUT", 2.0),
-                read_timeout=env_float("CMS_S3_READ_TIMEOUT", 10.0),
-                retries={"total_max_attempts": env_int("CMS_S3_MAX_ATTEMPTS", 2), "mode": "standard"},
-            ),
+            "client_config": _s3_client_config(),
         },
     }
 elif CMS_MEDIA_STORAGE == "local":
@@ -486,6 +493,7 @@ if CMS_IMPORT_STORAGE == "s3":
             # Never handed out as a URL; signed if a tool ever asks for one.
             "querystring_auth": True,
             "file_overwrite": False,
+            "client_config": _s3_client_config(),
         },
     }
 elif CMS_IMPORT_STORAGE == "local":
