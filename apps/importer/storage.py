@@ -12,6 +12,7 @@ ends.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
@@ -25,9 +26,13 @@ from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import FileSystemStorage, Storage, storages
 
+from apps.core.errors import storage_unreachable
 from apps.importer.errors import ImportFileMissing
+from apps.media.errors import StorageUnavailable
 
+logger = logging.getLogger("cms.importer")
 ALIAS = "imports"
+UNAVAILABLE = "The import storage is not reachable: nothing was stored or changed. Retry shortly."
 COPY_CHUNK = 1024 * 1024
 
 
@@ -55,6 +60,19 @@ def import_storage() -> Storage:
     return storages[ALIAS]
 
 
+@contextmanager
+def reachable() -> Iterator[None]:
+    """Storage calls inside: an object store that is unreachable, hung past its timeouts or failing (5xx) is 503 with
+    Retry-After, as for media (``apps/media/storage.reachable``), not a 500 or a missing file."""
+    try:
+        yield
+    except Exception as error:
+        if not storage_unreachable(error):
+            raise
+        logger.warning("import storage unavailable: %s: %s", type(error).__name__, error)
+        raise StorageUnavailable(UNAVAILABLE) from error
+
+
 def node_local(storage: Storage | None = None) -> bool:
     """Whether the storage keeps files on this machine's disk (any FileSystemStorage, whatever its location)."""
     return isinstance(storage or import_storage(), FileSystemStorage)
@@ -78,7 +96,7 @@ def keep(path: Path, name: str) -> str:
     nothing behind in the storage (a partly written file is deleted)."""
     storage = import_storage()
     try:
-        with open(path, "rb") as handle:
+        with reachable(), open(path, "rb") as handle:
             return storage.save(name, _Spooled(handle, name=str(path)))
     except BaseException:
         with suppress(Exception):
@@ -87,12 +105,14 @@ def keep(path: Path, name: str) -> str:
 
 
 def exists(name: str) -> bool:
-    return bool(name) and import_storage().exists(name)
+    with reachable():
+        return bool(name) and import_storage().exists(name)
 
 
 def delete(name: str) -> None:
     if name:
-        import_storage().delete(name)
+        with reachable():
+            import_storage().delete(name)
 
 
 @contextmanager
@@ -108,12 +128,13 @@ def local_copy(name: str) -> Iterator[Path]:
         yield Path(path)
         return
     try:
-        source = storage.open(name, "rb")
+        with reachable():
+            source = storage.open(name, "rb")
     except FileNotFoundError as error:
         raise ImportFileMissing from error
     handle, copy = spool()
     try:
-        with source, os.fdopen(handle, "wb") as target:
+        with reachable(), source, os.fdopen(handle, "wb") as target:
             shutil.copyfileobj(source, target, COPY_CHUNK)
         yield copy
     finally:
@@ -130,7 +151,8 @@ def stored_records(fetch: Callable[[Any], Iterable[Any]], name: str) -> Iterator
 def names() -> Iterator[str]:
     """The files at the top of the import storage (exports are kept there, one per analysis)."""
     try:
-        _, files = import_storage().listdir("")
+        with reachable():
+            _, files = import_storage().listdir("")
     except FileNotFoundError:
         return iter(())
     return iter(files)

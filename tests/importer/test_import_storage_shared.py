@@ -13,6 +13,7 @@ import os
 from datetime import timedelta
 
 import pytest
+from botocore.config import Config
 from django.core.checks import Error
 from django.core.management import CommandError, call_command
 from django.test import Client
@@ -23,6 +24,7 @@ from apps.importer.models import ImportAnalysis, ImportJob
 from apps.importer.sources import wxr_source
 from apps.importer.storage import import_storage
 from apps.importer.storage import names as stored_names
+from tests.faults import closed_port
 from tests.importer.conftest import WXR
 from tests.importer.helpers import EXECUTE, all_entries, analyze, job_url, upload
 
@@ -201,6 +203,69 @@ def test_a_refused_upload_reaches_neither_the_storage_nor_stays_in_the_spool(adm
     assert response.json()["error"]["code"] == "VALIDATION_ERROR"
     assert list(stored_names()) == []
     assert list(first.iterdir()) == list(spool.iterdir()) == []
+
+
+def stopped_s3() -> dict:
+    """S3 storage at a local port nothing listens on, with short timeouts and no retries."""
+    return {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": "imports",
+            "endpoint_url": f"http://127.0.0.1:{closed_port()}",
+            "region_name": "us-east-1",
+            "access_key": "test",
+            "secret_key": "test",
+            "location": "_cms-imports",
+            "client_config": Config(connect_timeout=0.2, read_timeout=0.2, retries={"total_max_attempts": 1}),
+        },
+    }
+
+
+STORAGE_DOWN = {
+    "success": False,
+    "error": {
+        "code": "SERVICE_UNAVAILABLE",
+        "message": "The import storage is not reachable: nothing was stored or changed. Retry shortly.",
+        "details": {"retryAfter": 5},
+    },
+}
+
+
+def test_an_unreachable_import_storage_is_503_with_retry_after(admin_api, settings, spool):
+    stored_before = analyze(admin_api, THEME_PREVIEW)
+    settings.STORAGES = {**settings.STORAGES, "imports": stopped_s3()}
+
+    response = upload(admin_api, THEME_PREVIEW)
+    assert (response.status_code, response["Retry-After"], response.json()) == (503, "5", STORAGE_DOWN)
+    assert ImportAnalysis.objects.count() == 1
+    assert list(spool.iterdir()) == []
+
+    response = admin_api.post(EXECUTE, {"analysisId": stored_before["analysisId"]}, format="json")
+    assert (response.status_code, response["Retry-After"], response.json()) == (503, "5", STORAGE_DOWN)
+    assert not ImportJob.objects.exists()
+
+
+def test_a_worker_that_cannot_reach_the_import_storage_fails_the_job_resumably(admin_api, settings, spool):
+    settings.CMS_IMPORT_SYNC_MAX_BYTES = 0
+    analysis = analyze(admin_api, THEME_PREVIEW)
+    job_id = admin_api.post(EXECUTE, {"analysisId": analysis["analysisId"]}, format="json").json()["data"][
+        "id"
+    ]
+    working = settings.STORAGES
+    settings.STORAGES = {**working, "imports": stopped_s3()}
+
+    run_worker()
+
+    job = admin_api.get(job_url(job_id)).json()["data"]
+    assert (job["state"], job["error"]) == ("failed", STORAGE_DOWN["error"])
+    assert list(spool.iterdir()) == []
+
+    # The storage is back: the job resumes and completes.
+    settings.STORAGES = working
+    assert admin_api.post(f"{job_url(job_id)}/resume").status_code == 202
+    run_worker()
+    job = admin_api.get(job_url(job_id)).json()["data"]
+    assert (job["state"], job["error"]) == ("completed", None)
 
 
 def test_import_cleanup_prunes_the_shared_storage(admin_api, settings, nodes, tmp_path, spool):
