@@ -12,12 +12,11 @@ ends.
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,11 +25,9 @@ from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import FileSystemStorage, Storage, storages
 
-from apps.core.errors import storage_unreachable
 from apps.importer.errors import ImportFileMissing
-from apps.media.errors import StorageUnavailable
+from apps.media import storage as media_storage
 
-logger = logging.getLogger("cms.importer")
 ALIAS = "imports"
 UNAVAILABLE = "The import storage is not reachable: nothing was stored or changed. Retry shortly."
 COPY_CHUNK = 1024 * 1024
@@ -60,17 +57,10 @@ def import_storage() -> Storage:
     return storages[ALIAS]
 
 
-@contextmanager
-def reachable() -> Iterator[None]:
+def reachable() -> AbstractContextManager[None]:
     """Storage calls inside: an object store that is unreachable, hung past its timeouts or failing (5xx) is 503 with
-    Retry-After, as for media (``apps/media/storage.reachable``), not a 500 or a missing file."""
-    try:
-        yield
-    except Exception as error:
-        if not storage_unreachable(error):
-            raise
-        logger.warning("import storage unavailable: %s: %s", type(error).__name__, error)
-        raise StorageUnavailable(UNAVAILABLE) from error
+    Retry-After, as for media, not a 500 or a missing file."""
+    return media_storage.reachable("import", UNAVAILABLE)
 
 
 def node_local(storage: Storage | None = None) -> bool:

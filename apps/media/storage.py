@@ -38,17 +38,18 @@ def media_storage() -> Storage:
 
 
 @contextmanager
-def reachable() -> Iterator[None]:
+def reachable(what: str = "media", message: str | None = None) -> Iterator[None]:
     """Storage calls inside: a storage that is unreachable, hung past its timeouts or failing (5xx) becomes
     ``StorageUnavailable`` (503 with Retry-After). Some of botocore's timeouts are OSErrors: wrapping the call
-    inside a caller's ``except OSError`` (a missing file) keeps an outage from passing for a missing file."""
+    inside a caller's ``except OSError`` (a missing file) keeps an outage from passing for a missing file. ``what``
+    and ``message`` name another storage (the importer's)."""
     try:
         yield
     except Exception as error:
         if not storage_unreachable(error):
             raise
-        logger.warning("media storage unavailable: %s: %s", type(error).__name__, error)
-        raise StorageUnavailable() from error
+        logger.warning("%s storage unavailable: %s: %s", what, type(error).__name__, error)
+        raise StorageUnavailable(message) from error
 
 
 def is_local(storage: Storage | None = None) -> bool:
