@@ -138,6 +138,10 @@ class PublicEntryFastPath:
             # A connection the database dropped: Django's request cycle checks and replaces it.
             logger.warning("public entry fast path: database error", exc_info=True)
             return None
+        except Exception:
+            # Anything unforeseen is Django's to answer, in the error envelope, rather than a bare 500 from here.
+            logger.exception("public entry fast path: unexpected error")
+            return None
 
     def answer(self, environ, start_response, fresh: Freshness):
         wanted = environ.get("HTTP_IF_NONE_MATCH")

@@ -4,12 +4,9 @@ apps.delivery's selectors and services with the REST inputs."""
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from django.contrib import messages
 from django.http import HttpResponseNotAllowed, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect
-from django.urls import reverse
 
 from apps.accounts.permissions import authorize, can
 from apps.core import shapes
@@ -21,6 +18,7 @@ from apps.delivery.presenters import present_preview
 from apps.schema.selectors import collection_for_read
 from apps.studio.access import studio_page
 from apps.studio.rendering import render_studio
+from apps.studio.searched_pages import searched_page
 from apps.studio.site_forms import form_errors
 
 SECTION = "redirects"
@@ -43,33 +41,22 @@ def entry_preview(request, collection: str, entry_id: str):
 
 
 def _page(request, *, values=None, errors=None, status: int = 200):
-    search = request.GET.get("q", "").strip()
-    query = shapes.validate(
-        RedirectListQuery,
-        {
-            key: value
-            for key, value in {
-                "search": search,
-                "cursor": request.GET.get("cursor"),
-                "limit": PAGE_SIZE,
-            }.items()
-            if value
-        },
+    page = searched_page(
+        request,
+        query=RedirectListQuery,
+        read=selectors.redirect_list,
+        url_name="studio:redirects",
+        limit=PAGE_SIZE,
     )
-    page = selectors.redirect_list(
-        actor=request.actor, search=query.search, cursor=query.cursor, limit=query.limit
-    )
-    base = reverse("studio:redirects")
-    more = {"q": search} if search else {}
     context = {
         "redirects": page.items,
-        "search": search,
+        "search": page.search,
         "may_write": can(request.actor, "redirects.write"),
         "statuses": REDIRECT_STATUSES,
         "values": values or {"source": "", "location": "", "status": "301"},
         "errors": errors or {},
-        "next_url": f"{base}?{urlencode({**more, 'cursor': page.next_cursor})}" if page.next_cursor else None,
-        "first_url": (f"{base}?{urlencode(more)}" if more else base) if query.cursor else None,
+        "next_url": page.next_url,
+        "first_url": page.first_url,
     }
     return render_studio(request, "studio/redirects.html", context, section=SECTION, status=status)
 

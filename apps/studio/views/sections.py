@@ -7,8 +7,6 @@ form is parsed with the REST inputs, so the page refuses what the API refuses, w
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from django.contrib import messages
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -20,6 +18,7 @@ from apps.site import selectors, services
 from apps.site.inputs import SectionIn, SectionListIn, SectionUpdateIn
 from apps.studio.access import studio_page
 from apps.studio.rendering import render_studio
+from apps.studio.searched_pages import searched_page
 from apps.studio.site_forms import form_errors, portable_text_from, portable_text_shown
 
 SECTION = "sections"
@@ -29,35 +28,18 @@ PAGE_SIZE = 25
 
 @studio_page
 def section_list_page(request):
-    search = request.GET.get("q", "").strip()
-    query = shapes.validate(
-        SectionListIn,
-        {
-            key: value
-            for key, value in {
-                "search": search,
-                "cursor": request.GET.get("cursor"),
-                "limit": PAGE_SIZE,
-            }.items()
-            if value
-        },
+    page = searched_page(
+        request, query=SectionListIn, read=selectors.section_list, url_name="studio:sections", limit=PAGE_SIZE
     )
-    page = selectors.section_list(
-        actor=request.actor, search=query.search, cursor=query.cursor, limit=query.limit
-    )
-    base = reverse("studio:sections")
-    more = {"q": search} if search else {}
     return render_studio(
         request,
         "studio/sections/list.html",
         {
             "sections": page.items,
-            "search": search,
+            "search": page.search,
             "may_write": can(request.actor, "sections.write"),
-            "next_url": f"{base}?{urlencode({**more, 'cursor': page.next_cursor})}"
-            if page.next_cursor
-            else None,
-            "first_url": (f"{base}?{urlencode(more)}" if more else base) if query.cursor else None,
+            "next_url": page.next_url,
+            "first_url": page.first_url,
         },
         section=SECTION,
     )
