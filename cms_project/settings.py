@@ -13,9 +13,8 @@ import secrets
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import dj_database_url
-
 from apps.accounts.oauth_hooks import device_grant_pre_token
+from cms_project.databases import databases
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -154,31 +153,22 @@ TEMPLATES = [
 # --- Database -------------------------------------------------------------------------------------------------------
 
 DATABASE_URL = env("DATABASE_URL", f"sqlite:///{VAR_DIR / 'cms.sqlite3'}")
-_db = dj_database_url.parse(
+# An optional streaming replica public and read-only requests read from (apps/core/replicas.py).
+DATABASE_REPLICA_URL = env("DATABASE_REPLICA_URL")
+# Connections go through PgBouncer in transaction mode: no server-side cursors, no prepared statements.
+CMS_PGBOUNCER = env_bool("CMS_PGBOUNCER")
+DATABASES = databases(
     DATABASE_URL,
-    # Persistent connections: opening one per request costs more than most of our queries.
+    DATABASE_REPLICA_URL,
+    var_dir=VAR_DIR,
     conn_max_age=env_int("CMS_DB_CONN_MAX_AGE", 600),
-    conn_health_checks=True,
+    pgbouncer=CMS_PGBOUNCER,
 )
-if _db["ENGINE"] == "django.db.backends.postgresql":
-    # Django's backend with a health check that needs no round trip while the connection is quiet (see its module).
-    _db["ENGINE"] = "apps.core.dbbackends.postgresql"
-if _db["ENGINE"] == "django.db.backends.sqlite3":
-    _db.setdefault("OPTIONS", {}).update(
-        {
-            # Wait for a competing writer instead of failing at once.
-            "timeout": 20,
-            # BEGIN IMMEDIATE takes the write lock up front, so two transactions never deadlock upgrading a read lock.
-            "transaction_mode": "IMMEDIATE",
-            # WAL lets readers run beside the writer; NORMAL sync is durable across application crashes in WAL mode.
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
-            " PRAGMA cache_size=-20000; PRAGMA temp_store=MEMORY",
-        }
-    )
-    # The test database is a file too (Django's default is a shared in-memory one, whose table locks fail at once
-    # instead of waiting), so tests with concurrent writers see the locking production has.
-    _db["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
-DATABASES = {"default": _db}
+if DATABASE_REPLICA_URL:
+    DATABASE_ROUTERS = ["apps.core.replicas.ReplicaRouter"]
+    MIDDLEWARE.insert(1, "apps.core.replicas.ReplicaMiddleware")
+# How long a client's reads stay on the primary after its own write; above the replica's usual lag.
+CMS_REPLICA_PIN_SECONDS = env_int("CMS_REPLICA_PIN_SECONDS", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache (rate-limit counters) ------------------------------------------------------------------------------------

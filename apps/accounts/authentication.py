@@ -21,6 +21,7 @@ from rest_framework.exceptions import AuthenticationFailed
 from apps.accounts import oauth
 from apps.accounts.permissions import DEFAULT_SCOPES, Actor
 from apps.accounts.services import tokens
+from apps.core import replicas
 from apps.core.errors import Unauthorized
 
 
@@ -33,6 +34,17 @@ def authenticate_bearer(raw: str, *, resource: str | None = None) -> Actor:
     raw = (raw or "").strip()
     if not raw:
         raise Unauthorized("Invalid token.")
+    try:
+        return _authenticate_bearer(raw, resource=resource)
+    except Unauthorized:
+        if not replicas.reading_replica():
+            raise
+    # A credential issued (or a user enabled) in the last moments may not have reached the replica yet.
+    with replicas.primary_reads():
+        return _authenticate_bearer(raw, resource=resource)
+
+
+def _authenticate_bearer(raw: str, *, resource: str | None) -> Actor:
     if raw.startswith(tokens.TOKEN_PREFIX):
         token = tokens.api_token_authenticate(raw)
         return Actor(user=token.user, scopes=frozenset(token.scopes), via="token", token_id=token.pk)

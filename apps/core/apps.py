@@ -5,3 +5,6 @@ class CoreConfig(AppConfig):
     name = "apps.core"
     label = "core"
     verbose_name = "Core"
+
+    def ready(self) -> None:
+        from apps.core import replicas  # noqa: F401  (registers its system check)

@@ -39,6 +39,7 @@ from apps.core.db.request_scalars import request_scalars_scope
 from apps.core.errors import CmsError
 from apps.core.httpcache import Freshness, matching_tag, public_headers
 from apps.core.ids import new_id
+from apps.core.replicas import replica_reads
 
 logger = logging.getLogger("cms.delivery")
 
@@ -125,8 +126,9 @@ class PublicEntryFastPath:
         if not rule_for("content.read").anonymous:
             return None
         try:
-            # One read of the schema's version token for the whole check, as a request of Django's makes.
-            with request_scalars_scope():
+            # One read of the schema's version token for the whole check, as a request of Django's makes; an
+            # anonymous read may use the replica (apps/core/replicas.py).
+            with request_scalars_scope(), replica_reads():
                 if not public_site():
                     return None
                 collection = collection_for_reader(actor=ANONYMOUS, slug=collection_slug)

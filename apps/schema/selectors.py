@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Prefetch, Subquery
 
 from apps.accounts.permissions import Actor, authorize
@@ -21,6 +21,7 @@ from apps.core.db.request_scalars import (
     request_scalar,
 )
 from apps.core.errors import NotFound
+from apps.core.replicas import read_alias
 from apps.schema.models import Collection, Field, SchemaVersion
 
 # Field types whose value can stand for an entry's title, and the slugs preferred among them.
@@ -94,7 +95,8 @@ def _current_token(*, fresh: bool) -> str | None:
         kept = request_scalar(REQUEST_SCALAR)
         if kept is not NOT_KEPT:
             return kept
-    with connection.cursor() as cursor:
+    # A fresh token (a write's) comes from the primary; a read's from where the request reads (apps/core/replicas.py).
+    with connections[DEFAULT_DB_ALIAS if fresh else read_alias()].cursor() as cursor:
         # The table name is the model's own, never input.
         cursor.execute(f"SELECT token FROM {SchemaVersion._meta.db_table} WHERE id = 1")  # noqa: S608  # nosec B608
         row = cursor.fetchone()

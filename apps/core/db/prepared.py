@@ -6,6 +6,8 @@ from datetime import UTC, datetime
 
 from django.utils.dateparse import parse_datetime
 
+from apps.core.replicas import read_alias
+
 
 def _utc_instant(value, expression, connection):
     """SQLite's DateTimeField converter for a database that keeps instants in UTC (Django's default): the same result
@@ -114,9 +116,11 @@ class PreparedQuery:
         self._compiled[key] = compiled
         return compiled
 
-    def fetch(self, *, using: str = "default", **values) -> list:
+    def fetch(self, *, using: str | None = None, **values) -> list:
         from django.db import connections
 
+        # Where the router would read (apps/core/replicas.py): the primary unless a request allowed the replica.
+        using = using or read_alias()
         key = (using, *(len(values[name]) for name in self._lists))
         if 0 in key[1:]:
             return []  # an empty list matches nothing (and Django refuses to compile it)
@@ -143,6 +147,6 @@ class PreparedQuery:
             objects.append(obj)
         return objects
 
-    def first(self, *, using: str = "default", **values):
+    def first(self, *, using: str | None = None, **values):
         found = self.fetch(using=using, **values)
         return found[0] if found else None

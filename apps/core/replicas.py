@@ -1,0 +1,164 @@
+"""Read replicas: which database a query reads from (issue 24; docs/operations.md "Read replicas and PgBouncer").
+
+With ``DATABASE_REPLICA_URL`` set, settings add a second alias, ``replica``, install ``ReplicaRouter`` and put
+``ReplicaMiddleware`` right after the request context. Without it neither is installed and nothing here runs, except
+``read_alias()`` in the compiled hot reads, which then answers ``"default"`` after one context-variable lookup.
+
+The rule (docs/decisions.md "Read replicas: who reads from where"):
+
+- A request may read from the replica when it is a ``GET``, ``HEAD`` or ``OPTIONS`` under the API prefix (or the
+  sitemap), outside the sign-in and OAuth endpoints and the health check, and its client is not *pinned*.
+- Every unsafe request runs on the primary, and afterwards pins its client to the primary for
+  ``CMS_REPLICA_PIN_SECONDS``: a browser session by a short-lived signed cookie, a bearer credential by a cache key
+  derived from a hash of its ``Authorization`` header. A pinned client's reads go to the primary, so it sees its own
+  writes even when the replica lags. Anonymous clients are never pinned: they cannot write content.
+- Within a request allowed the replica, every write goes to the primary, and so does every read after the request's
+  first write or inside a transaction (a service's read-then-write, ``select_for_update``): the router checks.
+- Outside requests (workers, management commands, migrations) everything uses the primary; migrations run there only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.checks import Warning as CheckWarning
+from django.core.checks import register
+from django.db import DEFAULT_DB_ALIAS, connections
+
+REPLICA = "replica"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+PIN_COOKIE = "cms_primary"
+_PIN_SALT = "cms.replicas.pin"
+
+# The alias reads of the current request may use; "default" outside a request allowed the replica.
+_reads: ContextVar[str] = ContextVar("cms_read_alias", default=DEFAULT_DB_ALIAS)
+
+
+def read_alias() -> str:
+    """Where a read should go now: the replica only inside a request allowed it and outside any transaction."""
+    alias = _reads.get()
+    if alias == DEFAULT_DB_ALIAS or connections[DEFAULT_DB_ALIAS].in_atomic_block:
+        return DEFAULT_DB_ALIAS
+    return alias
+
+
+def reading_replica() -> bool:
+    return read_alias() != DEFAULT_DB_ALIAS
+
+
+@contextmanager
+def replica_reads():
+    """Reads in this block may use the replica (a request allowed it; the WSGI fast paths use it directly)."""
+    token = _reads.set(REPLICA if REPLICA in settings.DATABASES else DEFAULT_DB_ALIAS)
+    try:
+        yield
+    finally:
+        _reads.reset(token)
+
+
+@contextmanager
+def primary_reads():
+    """Reads in this block go to the primary (a credential unknown to the replica is looked up again there)."""
+    token = _reads.set(DEFAULT_DB_ALIAS)
+    try:
+        yield
+    finally:
+        _reads.reset(token)
+
+
+class ReplicaRouter:
+    """Reads where ``read_alias()`` says, writes and migrations on the primary."""
+
+    def db_for_read(self, model, **hints) -> str:
+        return read_alias()
+
+    def db_for_write(self, model, **hints) -> str:
+        # The rest of the request reads what it wrote: a write it did is not on the replica yet.
+        if _reads.get() != DEFAULT_DB_ALIAS:
+            _reads.set(DEFAULT_DB_ALIAS)
+        return DEFAULT_DB_ALIAS
+
+    def allow_relation(self, obj1, obj2, **hints) -> bool:
+        return True  # one database and its copy
+
+    def allow_migrate(self, db, app_label, model_name=None, **hints) -> bool:
+        return db == DEFAULT_DB_ALIAS
+
+
+def _client_keys(request) -> list[str]:
+    """Cache keys naming the client by its bearer credential (hashed: the key never holds the secret)."""
+    header = request.META.get("HTTP_AUTHORIZATION", "")
+    if not header:
+        return []
+    return ["replica-pin:" + hashlib.sha256(header.encode()).hexdigest()[:40]]
+
+
+class ReplicaMiddleware:
+    """Lets the request read from the replica, or pins its client to the primary after an unsafe request."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        api = settings.CMS_API_PREFIX + "/"
+        self.prefixes = (api, "/sitemap.xml")
+        self.primary_prefixes = tuple(api + path for path in ("auth/", "setup/", "oauth/", "health", "mcp"))
+        self.pin_seconds = settings.CMS_REPLICA_PIN_SECONDS
+
+    def __call__(self, request):
+        if request.method in SAFE_METHODS:
+            if self._may_use_replica(request):
+                with replica_reads():
+                    return self.get_response(request)
+            return self.get_response(request)
+        response = self.get_response(request)
+        self._pin(request, response)
+        return response
+
+    def _may_use_replica(self, request) -> bool:
+        path = request.path
+        if not path.startswith(self.prefixes) or path.startswith(self.primary_prefixes):
+            return False
+        if PIN_COOKIE in request.COOKIES and request.get_signed_cookie(
+            PIN_COOKIE, default=None, salt=_PIN_SALT, max_age=self.pin_seconds
+        ):
+            return False
+        keys = _client_keys(request)
+        return not (keys and cache.get(keys[0]))
+
+    def _pin(self, request, response) -> None:
+        if self.pin_seconds <= 0:
+            return
+        for key in _client_keys(request):
+            cache.set(key, 1, self.pin_seconds)
+        # A browser (a session, or one just started by this request) carries its pin itself: no shared store needed.
+        session_cookie = settings.SESSION_COOKIE_NAME
+        if session_cookie in request.COOKIES or session_cookie in response.cookies:
+            response.set_signed_cookie(
+                PIN_COOKIE,
+                "1",
+                salt=_PIN_SALT,
+                max_age=self.pin_seconds,
+                secure=settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Lax",
+            )
+
+
+@register()
+def pins_shared(app_configs=None, **kwargs) -> list[CheckWarning]:
+    """A bearer client's pin lives in the cache: a per-process cache pins it only in the process that took its write."""
+    if REPLICA not in settings.DATABASES:
+        return []
+    if "locmem" not in settings.CACHES["default"]["BACKEND"].lower():
+        return []
+    return [
+        CheckWarning(
+            "DATABASE_REPLICA_URL is set but the cache is per process: an API client's read right after its write "
+            "may be answered by another worker from the replica, before the write reached it.",
+            hint="Set REDIS_URL so every worker and node shares the pins (docs/operations.md, read replicas).",
+            id="replicas.W001",
+        )
+    ]
