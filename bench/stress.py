@@ -1,6 +1,6 @@
 """`make stress`: the server under sustained load and faults, each scenario ending with a pass/fail verdict.
 
-    python -m bench.stress [--db sqlite,postgres] [--minutes 10] [--only mixed,kill_worker,db_restart,rev_race,fault_tests] [--smoke]
+    python -m bench.stress [--db sqlite,postgres] [--minutes 10] [--only mixed,kill_worker,db_restart,rev_race,fault_tests,replica,pgbouncer] [--smoke]
 
 Scenarios (each against a real gunicorn server with the `make run` configuration, on a small seeded database):
 
@@ -42,6 +42,7 @@ from pathlib import Path
 
 import requests
 
+from bench import stress_replica
 from bench.run import PG_DEFAULT, RESULTS, ROOT, Server, prepare
 
 RSS_GROWTH_MB = 64
@@ -469,7 +470,9 @@ SCENARIOS = {
     "db_restart": scenario_db_restart,
     "rev_race": scenario_rev_race,
     "fault_tests": scenario_fault_tests,
+    **stress_replica.SCENARIOS,  # replica, pgbouncer (issue 24)
 }
+POSTGRES_ONLY = {"db_restart", *stress_replica.SCENARIOS}
 
 
 def main() -> int:
@@ -488,7 +491,7 @@ def main() -> int:
     if args.smoke:
         args.db, args.minutes, args.entries = args.db or "sqlite", 0.1, 200
         # The restart needs PostgreSQL, and the fault tests already run in make test.
-        args.only = [name for name in args.only if name not in ("db_restart", "fault_tests")]
+        args.only = [name for name in args.only if name not in (*POSTGRES_ONLY, "fault_tests")]
     args.db = args.db or "sqlite,postgres"
     RESULTS.mkdir(parents=True, exist_ok=True)
     work = args.work or RESULTS / ("stress-smoke-work" if args.smoke else "stress-work")
@@ -519,7 +522,7 @@ def main() -> int:
         token = (work / kind / "token").read_text().strip()
         ids = (work / kind / "pool.txt").read_text().split()
         for name in args.only:
-            if name == "db_restart" and kind != "postgres":
+            if name in POSTGRES_ONLY and kind != "postgres":
                 continue
             seconds = args.minutes * 60 if name == "mixed" else (4 if args.smoke else 20)
             print(f"[{kind}] {name} for {seconds:.0f} s …", flush=True)
