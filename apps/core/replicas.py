@@ -46,6 +46,11 @@ def read_alias() -> str:
     return alias
 
 
+def read_connection():
+    """The connection a raw SQL read uses now: the one the router would pick for a model (search's queries)."""
+    return connections[read_alias()]
+
+
 def reading_replica() -> bool:
     return read_alias() != DEFAULT_DB_ALIAS
 

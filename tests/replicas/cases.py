@@ -43,7 +43,9 @@ class Where:
 
 @pytest.fixture
 def posts():
-    collection = make_collection("posts", fields=[("title", "string", {"required": True})], public=True)
+    collection = make_collection(
+        "posts", fields=[("title", "string", {"required": True})], supports=["search"], public=True
+    )
     entry = make_entry(collection, {"title": "Hello"}, slug="hello", status="published")
     return collection, entry
 
@@ -185,3 +187,17 @@ def test_a_token_the_replica_refuses_is_looked_up_on_the_primary(posts):
         for log in (where.primary, where.replica)
     ]
     assert [len(reads) for reads in token_reads] == [1, 1]
+
+
+def test_search_reads_the_replica(posts):
+    _, entry = posts
+    # The first search of a process reads the catalog (text search configurations, the index kind) once, on the
+    # primary; the searches after it read only the replica.
+    assert ApiClient().get("/_cms/api/search", {"q": "warm"}).status_code == 200
+    with Where() as where:
+        found = ApiClient().get("/_cms/api/search", {"q": "hello"})
+    assert found.status_code == 200
+    assert [hit["id"] for hit in found.json()["results"]] == [entry.pk]
+    primary, replica = where.counts
+    assert primary == 0
+    assert replica > 0

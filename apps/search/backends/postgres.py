@@ -40,6 +40,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from apps.core.db.backends.postgresql import copy_rows
+from apps.core.replicas import read_connection
 from apps.schema.selectors import schema_cached
 from apps.search.backends.base import (
     DOCUMENT_COLUMNS,
@@ -225,7 +226,7 @@ class PostgresBackend(SearchBackend):
 
     def _has_lexemes(self, query: _Query) -> bool:
         """False for a query of stop words only, which matches nothing (RUM's ordering is not asked to rank it)."""
-        with connection.cursor() as cursor:
+        with read_connection().cursor() as cursor:
             cursor.execute(f"SELECT numnode({query.sql})", query.params)
             return bool(cursor.fetchone()[0])
 
@@ -251,7 +252,7 @@ class PostgresBackend(SearchBackend):
     def _estimate(self, request: SearchRequest, query_sql: str, query_params: list) -> float:
         """The planner's estimate of how many documents match: RUM's cost grows with them."""
         where, params = filter_sql(request)
-        with connection.cursor() as cursor:
+        with read_connection().cursor() as cursor:
             cursor.execute(
                 f"EXPLAIN (FORMAT JSON) SELECT 1 FROM {DOCUMENTS} d "  # noqa: S608
                 f"WHERE d.tsv @@ {query_sql} AND {where}",
@@ -296,7 +297,7 @@ class PostgresBackend(SearchBackend):
         """ts_headline of each (config, text), in order, with every match marked."""
         if not texts:
             return []
-        with connection.cursor() as cursor:
+        with read_connection().cursor() as cursor:
             cursor.execute(
                 # Only the tsquery's own expression (placeholders) is interpolated.
                 f"SELECT ts_headline(w.config::regconfig, replace(w.text, '<', %s), {query.sql}, %s) "  # noqa: S608
@@ -319,7 +320,7 @@ class PostgresBackend(SearchBackend):
         if request.after is not None:
             after_sql = "WHERE c.score < %s::float8 OR (c.score = %s::float8 AND c.entry_id > %s)"
             after_params = [request.after.key, request.after.key, request.after.entry_id]
-        with connection.cursor() as cursor:
+        with read_connection().cursor() as cursor:
             # Candidates: the first rank_limit matches the index yields, and up to half as many title matches (the
             # strongest matches must not be left out of the sample), each scored where it is found: joining the ids
             # back to the table led the planner to scan all of it for broad queries (17 ms at 100,000 documents).
@@ -390,7 +391,7 @@ class PostgresBackend(SearchBackend):
                 request.after.key,
                 request.after.entry_id,
             ]
-        with connection.cursor() as cursor:
+        with read_connection().cursor() as cursor:
             cursor.execute(
                 f"SELECT d.id, d.entry_id, (d.tsv <=> {query_sql})::float8 FROM {DOCUMENTS} d "  # noqa: S608
                 f"WHERE d.tsv @@ {query_sql} AND {where}{after_sql} ORDER BY d.tsv <=> {query_sql} LIMIT %s",
@@ -414,7 +415,7 @@ class PostgresBackend(SearchBackend):
         rows = rows[: request.limit]
         documents = {}
         if rows:
-            with connection.cursor() as cursor:
+            with read_connection().cursor() as cursor:
                 cursor.execute(
                     f"SELECT d.id, rum_ts_score(d.tsv, {query_sql}), {_details_sql(query)} "  # noqa: S608
                     f"FROM {DOCUMENTS} d WHERE d.id = ANY(%s)",

@@ -22,6 +22,7 @@ import logging
 
 from django.db import DatabaseError, connection
 
+from apps.core.replicas import read_connection
 from apps.search.backends.base import (
     DOCUMENT_COLUMNS,
     DOCUMENTS,
@@ -75,7 +76,7 @@ class SqliteBackend(SearchBackend):
 
     def _search(self, request: SearchRequest, match: str) -> SearchResult:
         narrowed = request.collection_ids is not None or request.locale is not None
-        with connection.cursor() as cursor:
+        with read_connection().cursor() as cursor:
             boundary = self._boundary(cursor, request, match, narrowed)
             mode = "bounded" if boundary else "exact"
             if narrowed:
