@@ -4,7 +4,8 @@
   ``pg_basebackup -R`` on a free port (the primary gets a replication line in its pg_hba.conf for the run if it has
   none), the server runs with ``DATABASE_REPLICA_URL`` pointing at it, and: every write succeeds, the writer's read
   right after its write sees it (it is pinned to the primary), another client sees it once replicated, anonymous
-  public reads are answered, and the replica served reads (its ``pg_stat_database.xact_commit`` grew). Afterwards
+  public reads are answered, the replica served reads (its ``pg_stat_database.xact_commit`` grew), and once the
+  replica crashes reads are answered from the primary and writes go on. Afterwards
   the cluster is stopped and removed and pg_hba.conf restored.
 - ``pgbouncer``: PgBouncer in transaction pooling mode in front of the primary, the server connected through it with
   ``CMS_PGBOUNCER=1``, under the mixed load (reads, ``_rev`` updates, creates, search): no 5xx and no connection
@@ -99,7 +100,8 @@ def _replication_allowed(primary: psycopg.Connection):
 
 @contextmanager
 def streaming_replica(url: str):
-    """A hot standby of the primary at ``url``, streaming from it; yields the replica's URL for the same database."""
+    """A hot standby of the primary at ``url``, streaming from it; yields the replica's URL for the same database and
+    a function that stops it (a crash: ``-m immediate``)."""
     from bench.run import free_port
 
     port = free_port()
@@ -141,7 +143,11 @@ def streaming_replica(url: str):
             with psycopg.connect(replica_url, autocommit=True) as replica:
                 if not replica.execute("SELECT pg_is_in_recovery()").fetchone()[0]:
                     raise RuntimeError("the copy is not a standby")
-            yield replica_url
+
+            def stop() -> None:
+                _as_owner([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"])
+
+            yield replica_url, stop
         finally:
             _as_owner([str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"])
             _as_owner(["rm", "-rf", str(home)])
@@ -178,10 +184,12 @@ def scenario_replica(kind, url, env, token, ids, seconds):
     verdict = Verdict("replica", kind, True)
     problems: list[str] = []
     facts: dict = {}
-    with streaming_replica(url) as replica_url:
+    with streaming_replica(url) as (replica_url, crash_replica):
         cache = _shared_cache(env)
         facts["pin_store"] = "redis" if cache else "per-process cache"
-        server = Server("cms_project.wsgi", {**env, **cache, "DATABASE_REPLICA_URL": replica_url})
+        # A bounded connect: an unreachable replica costs each worker that long once per CMS_REPLICA_RETRY_SECONDS.
+        server_env = {**env, **cache, "DATABASE_REPLICA_URL": replica_url + "?connect_timeout=2"}
+        server = Server("cms_project.wsgi", server_env)
         try:
             server.wait("/_cms/api/health")
             admin = {"Authorization": f"Bearer {token}"}
@@ -240,6 +248,18 @@ def scenario_replica(kind, url, env, token, ids, seconds):
             load = Load(server.url, tokens[1], ids, clients=8, mix={"get": 6, "list": 2, "search": 1})
             load.run(seconds)
             reads_on_replica = _commits(replica_url) - before
+            # The replica crashes: reads fall back to the primary (each worker finds its connection dead and the
+            # replica refusing, then skips it), writes go on.
+            crash_replica()
+            outage: dict[str, int] = {}
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline:
+                for name, session in (("token", reader), ("anonymous", anonymous)):
+                    status = session.get(f"{server.url}{COLLECTION}/{ids[0]}", timeout=30).status_code
+                    outage[f"{name}-get-{status}"] = outage.get(f"{name}-get-{status}", 0) + 1
+            created = writer.post(f"{server.url}{COLLECTION}", json={"data": {"title": "during outage", "price": 1}},
+                                  timeout=30)  # fmt: skip
+            outage[f"create-{created.status_code}"] = 1
         finally:
             server.stop()
     facts.update(
@@ -249,6 +269,7 @@ def scenario_replica(kind, url, env, token, ids, seconds):
         others_saw_within_5s=seen_later,
         replica_transactions=reads_on_replica,
         load_outcomes=dict(load.outcomes),
+        replica_down=outage,
     )
     verdict.facts = facts
     if own_stale:
@@ -259,6 +280,9 @@ def scenario_replica(kind, url, env, token, ids, seconds):
         problems.append(f"the replica ran {reads_on_replica} transactions: reads did not reach it")
     if load.server_errors:
         problems.append(f"{len(load.server_errors)} answers were 5xx, first: {load.server_errors[0]}")
+    failed = {outcome: count for outcome, count in outage.items() if not outcome.endswith(("-200", "-201"))}
+    if failed:
+        problems.append(f"with the replica down: {failed}")
     verdict.problems = problems[:8]
     verdict.passed = not verdict.problems
     return verdict

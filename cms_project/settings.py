@@ -169,6 +169,8 @@ if DATABASE_REPLICA_URL:
     MIDDLEWARE.insert(1, "apps.core.replicas.ReplicaMiddleware")
 # How long a client's reads stay on the primary after its own write; above the replica's usual lag.
 CMS_REPLICA_PIN_SECONDS = env_int("CMS_REPLICA_PIN_SECONDS", 5)
+# How long reads skip a replica that failed to connect (each process tries again after it).
+CMS_REPLICA_RETRY_SECONDS = env_float("CMS_REPLICA_RETRY_SECONDS", 10.0)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache (rate-limit counters) ------------------------------------------------------------------------------------

@@ -20,6 +20,8 @@ The rule (docs/decisions.md "Read replicas: who reads from where"):
 from __future__ import annotations
 
 import hashlib
+import logging
+import time
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -27,7 +29,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.checks import Warning as CheckWarning
 from django.core.checks import register
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+
+logger = logging.getLogger("cms.replicas")
 
 REPLICA = "replica"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -36,6 +40,9 @@ _PIN_SALT = "cms.replicas.pin"
 
 # The alias reads of the current request may use; "default" outside a request allowed the replica.
 _reads: ContextVar[str] = ContextVar("cms_read_alias", default=DEFAULT_DB_ALIAS)
+# Until when (this process's monotonic clock) the replica is skipped after failing to connect; tests step the clock.
+_down_until = 0.0
+_clock = time.monotonic
 
 
 def read_alias() -> str:
@@ -55,10 +62,33 @@ def reading_replica() -> bool:
     return read_alias() != DEFAULT_DB_ALIAS
 
 
+def replica_usable() -> bool:
+    """The replica is configured and connected, or connects now. One that cannot is skipped for
+    ``CMS_REPLICA_RETRY_SECONDS``: reads go to the primary meanwhile, with one warning per interval."""
+    global _down_until
+    if REPLICA not in settings.DATABASES or _clock() < _down_until:
+        return False
+    replica = connections[REPLICA]
+    try:
+        # Django checks a persistent connection at its first query of a request: here, before relying on it (our
+        # backend's check costs no round trip on a quiet connection), so a dead one is replaced or skipped now.
+        replica.close_if_health_check_failed()
+        replica.ensure_connection()
+    except DatabaseError as exc:
+        _down_until = _clock() + settings.CMS_REPLICA_RETRY_SECONDS
+        logger.warning(
+            "read replica unreachable, reads go to the primary for %s s: %s",
+            settings.CMS_REPLICA_RETRY_SECONDS,
+            str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__,
+        )
+        return False
+    return True
+
+
 @contextmanager
 def replica_reads():
-    """Reads in this block may use the replica (a request allowed it; the WSGI fast paths use it directly)."""
-    token = _reads.set(REPLICA if REPLICA in settings.DATABASES else DEFAULT_DB_ALIAS)
+    """Reads in this block may use the replica, if it answers (a request allowed it; the WSGI fast path uses it)."""
+    token = _reads.set(REPLICA if replica_usable() else DEFAULT_DB_ALIAS)
     try:
         yield
     finally:

@@ -201,3 +201,40 @@ def test_search_reads_the_replica(posts):
     primary, replica = where.counts
     assert primary == 0
     assert replica > 0
+
+
+def test_reads_go_to_the_primary_while_the_replica_cannot_connect(posts, monkeypatch, caplog):
+    from django.db import OperationalError
+
+    from apps.core import replicas
+
+    _, entry = posts
+    now = [1000.0]
+    monkeypatch.setattr(replicas, "_clock", lambda: now[0])
+    monkeypatch.setattr(replicas, "_down_until", 0.0)
+    attempts = []
+
+    def refuse():
+        attempts.append(1)
+        raise OperationalError('connection failed: connection to server at "127.0.0.1", port 5433 failed')
+
+    with Where() as where:
+        monkeypatch.setattr(connections["replica"], "ensure_connection", refuse)
+        first = ApiClient().get(f"{POSTS}/{entry.pk}")
+        second = ApiClient().get(f"{POSTS}/{entry.pk}")
+        monkeypatch.delattr(connections["replica"], "ensure_connection")
+    assert (first.status_code, second.status_code) == (200, 200)
+    assert where.counts[1] == 0
+    assert where.counts[0] > 0
+    # One attempt and one warning per interval, not one per request.
+    assert len(attempts) == 1
+    assert [record.getMessage() for record in caplog.records if record.name == "cms.replicas"] == [
+        "read replica unreachable, reads go to the primary for 10.0 s: connection failed: connection to server at "
+        '"127.0.0.1", port 5433 failed'
+    ]
+
+    monkeypatch.undo()
+    now[0] += 11
+    with Where() as where:
+        assert ApiClient().get(f"{POSTS}/{entry.pk}").status_code == 200
+    assert where.counts[0] == 0
