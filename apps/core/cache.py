@@ -114,6 +114,10 @@ def _reset(*, setting: str, **_kwargs: Any) -> None:
 
 
 class BreakerRedisCache(RedisCache):
+    def available(self) -> bool:
+        """False while the breaker skips Redis: for callers to whom a miss and an outage must not look alike."""
+        return not breaker_for(self._servers)._open_until
+
     def _guard(self, call, args: tuple, fallback: Any) -> Any:
         breaker = breaker_for(self._servers)
         if not breaker.allow():

@@ -161,7 +161,13 @@ class ReplicaMiddleware:
         ):
             return False
         keys = _client_keys(request)
-        return not (keys and cache.get(keys[0]))
+        if not keys:
+            return True
+        if cache.get(keys[0]):
+            return False
+        # No pin found, or none could be read: while the pin store is out, the primary answers every client.
+        available = getattr(cache, "available", None)
+        return available is None or available()
 
     def _pin(self, request, response) -> None:
         if self.pin_seconds <= 0:

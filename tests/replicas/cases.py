@@ -238,3 +238,20 @@ def test_reads_go_to_the_primary_while_the_replica_cannot_connect(posts, monkeyp
     with Where() as where:
         assert ApiClient().get(f"{POSTS}/{entry.pk}").status_code == 200
     assert where.counts[0] == 0
+
+
+def test_a_token_reads_the_primary_while_the_pin_store_is_out(posts, monkeypatch):
+    from django.core.cache import caches
+
+    _, entry = posts
+    client = _client()
+    # The shared cache's breaker is open (Redis unreachable): whether this client just wrote cannot be known.
+    monkeypatch.setattr(caches["default"], "available", lambda: False, raising=False)
+    with Where() as where:
+        assert client.get(f"{POSTS}/{entry.pk}").status_code == 200
+    assert where.counts[1] == 0
+    assert where.counts[0] > 0
+    # An anonymous reader is never pinned: the replica still serves it.
+    with Where() as where:
+        assert ApiClient().get(f"{POSTS}/{entry.pk}").status_code == 200
+    assert where.counts[0] == 0
