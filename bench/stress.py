@@ -42,6 +42,7 @@ from pathlib import Path
 
 import requests
 
+from bench import stress_tasks
 from bench.run import PG_DEFAULT, RESULTS, ROOT, Server, prepare
 
 RSS_GROWTH_MB = 64
@@ -469,7 +470,11 @@ SCENARIOS = {
     "db_restart": scenario_db_restart,
     "rev_race": scenario_rev_race,
     "fault_tests": scenario_fault_tests,
+    # Background work (bench/stress_tasks.py): long, so not in --smoke.
+    "publish_during_import": stress_tasks.scenario_publish_during_import,
+    "kill_import_worker": stress_tasks.scenario_kill_import_worker,
 }
+SLOW = ("db_restart", "fault_tests", "publish_during_import", "kill_import_worker")
 
 
 def main() -> int:
@@ -488,7 +493,7 @@ def main() -> int:
     if args.smoke:
         args.db, args.minutes, args.entries = args.db or "sqlite", 0.1, 200
         # The restart needs PostgreSQL, and the fault tests already run in make test.
-        args.only = [name for name in args.only if name not in ("db_restart", "fault_tests")]
+        args.only = [name for name in args.only if name not in SLOW]
     args.db = args.db or "sqlite,postgres"
     RESULTS.mkdir(parents=True, exist_ok=True)
     work = args.work or RESULTS / ("stress-smoke-work" if args.smoke else "stress-work")
