@@ -9,6 +9,8 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from apps.core.timefmt import now
 from apps.plugins.models import AuditEvent
@@ -55,9 +57,13 @@ def test_prune_deletes_exactly_the_events_older_than_the_retention(admin_api, po
     age(old, 31)
     age(edge, 29)
 
-    output = prune("--only", "audit")
+    with CaptureQueriesContext(connection) as queries:
+        output = prune("--only", "audit")
 
     assert output == "Audit log: deleted 5 event(s) older than 30 day(s).\n"
+    # Bounded transactions: one DELETE per batch, none naming more than the batch size.
+    deletes = [query["sql"] for query in queries if query["sql"].startswith("DELETE")]
+    assert [len(re.findall(r"'[0-9A-Z]{26}'", sql)) for sql in deletes] == [2, 2, 1]
     assert sorted(logged(admin_api)) == sorted(edge + recent)
     assert prune("--only", "audit") == "Audit log: deleted 0 event(s) older than 30 day(s).\n"
 
