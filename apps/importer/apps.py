@@ -9,8 +9,8 @@ class ImporterConfig(AppConfig):
     def ready(self) -> None:
         from apps.accounts import permissions
         from apps.accounts.models import Role
-        from apps.core import worker
-        from apps.importer import checks, jobs  # noqa: F401  (checks registers itself)
+        from apps.background import registry
+        from apps.importer import checks, jobs, tasks  # noqa: F401  (checks registers itself)
 
         permissions.register(
             {
@@ -19,4 +19,5 @@ class ImporterConfig(AppConfig):
                 "import.run": permissions.Rule("admin", Role.ADMIN),
             }
         )
-        worker.register("import_jobs", jobs.run_queued, stop=jobs.release_held)
+        registry.periodic(tasks.import_jobs, every=10, needed=tasks.job_waiting)
+        registry.on_stop("import_jobs", jobs.release_held)
