@@ -581,6 +581,8 @@ CMS_RENDITION_WIDTHS = [
 # refused with 422 before its pixels are read (decompression bombs).
 CMS_RENDITION_MAX_DIMENSION = env_int("CMS_RENDITION_MAX_DIMENSION", 4000)
 CMS_RENDITION_MAX_SOURCE_PIXELS = env_int("CMS_RENDITION_MAX_SOURCE_PIXELS", 50_000_000)
+# A worker makes every preset and srcset rendition of an uploaded image ahead of its first request.
+CMS_RENDITIONS_AHEAD = env_bool("CMS_RENDITIONS_AHEAD", True)
 STATIC_URL = "/static/"
 STATIC_ROOT = Path(env("STATIC_ROOT", str(VAR_DIR / "static")))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
