@@ -104,3 +104,18 @@ def test_every_part_runs_by_default_and_unknown_parts_are_refused(admin_api, pos
         CommandError, match=re.escape("Unknown part(s) tasks; known: audit, webhooks, imports.")
     ):
         prune("--only", "audit,tasks")
+
+
+def test_a_worker_prunes_the_audit_log_when_events_are_past_the_retention(admin_api, posts, settings):
+    settings.CMS_AUDIT_RETENTION_DAYS = 30
+    recent = create_entries(admin_api, 2)
+    out = StringIO()
+    call_command("worker", "--once", "--queues", "maintenance", stdout=out)
+    assert out.getvalue() == ""  # nothing past the retention: the sweep enqueues nothing
+
+    old = create_entries(admin_api, 3)
+    age(old, 31)
+    out = StringIO()
+    call_command("worker", "--once", "--queues", "maintenance", stdout=out)
+    assert out.getvalue() == "prune_audit_log: 3\n"
+    assert sorted(logged(admin_api)) == sorted(recent)
