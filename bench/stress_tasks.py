@@ -67,6 +67,18 @@ def _job(session: requests.Session, url: str, job_id: str) -> dict:
     return session.get(f"{url}{API}/import/jobs/{job_id}").json()["data"]
 
 
+def _until_progress(session: requests.Session, url: str, job_id: str, *, beyond: int) -> dict:
+    """The job once its progress passed ``beyond`` by a few batches (or it ended), polled for up to two minutes."""
+    deadline = time.monotonic() + 120
+    while True:
+        job = _job(session, url, job_id)
+        if job["state"] in ("completed", "failed") or job["progress"]["current"] > beyond + 300:
+            return job
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the import made no progress for two minutes: {job}")
+        time.sleep(0.5)
+
+
 def _session(token: str) -> requests.Session:
     session = requests.Session()
     session.headers["Authorization"] = f"Bearer {token}"
@@ -182,16 +194,18 @@ def scenario_kill_import_worker(kind, url, env, token, ids, seconds):
         server.wait(f"{API}/health")
         job_id = _start_import(session, server.url, work, tag)
         deadline = time.monotonic() + 900
+        progress = -1
         while time.monotonic() < deadline:
             worker = _worker(env, work / "worker.log")
-            time.sleep(4)
-            job = _job(session, server.url, job_id)
+            # Kill it once it has got on with the job (a takeover waits out the dead worker's lease first).
+            job = _until_progress(session, server.url, job_id, beyond=progress)
             if job["state"] in ("completed", "failed"):
                 break
             os.kill(worker.pid, signal.SIGKILL)
             worker.wait()
             kills += 1
             phases.append(job.get("phase"))
+            progress = job["progress"]["current"]
         final = _job(session, server.url, job_id)
         total = session.get(f"{server.url}{API}/content/stress_{tag}?limit=1").json()["data"].get("total")
     finally:
