@@ -652,6 +652,11 @@ CMS_WEBHOOK_CONCURRENCY = env_int("CMS_WEBHOOK_CONCURRENCY", 8)
 CMS_WEBHOOK_RESPONSE_EXCERPT = 1024
 # Finished deliveries (and their attempts) are deleted after this many days.
 CMS_WEBHOOK_RETENTION_DAYS = env_int("CMS_WEBHOOK_RETENTION_DAYS", 30)
+# Retention (docs/operations.md "Retention"): audit events older than this many days are deleted by
+# `manage.py cms_prune` (apps/plugins/retention.py); 0 keeps them forever. Finished background-task records follow
+# CMS_TASK_RETENTION_DAYS (below, with the task engine). Rows deleted per transaction: CMS_RETENTION_BATCH_SIZE.
+CMS_AUDIT_RETENTION_DAYS = env_int("CMS_AUDIT_RETENTION_DAYS", 365)
+CMS_RETENTION_BATCH_SIZE = env_int("CMS_RETENTION_BATCH_SIZE", 1000)
 # How long a rotated-out secret still signs beside the new one, unless the rotation says otherwise.
 CMS_WEBHOOK_SECRET_GRACE_SECONDS = env_int("CMS_WEBHOOK_SECRET_GRACE_SECONDS", 24 * 3600)
 
