@@ -9,8 +9,10 @@ class ImporterConfig(AppConfig):
     def ready(self) -> None:
         from apps.accounts import permissions
         from apps.accounts.models import Role
-        from apps.core import worker
+        from apps.core import readiness, worker
         from apps.importer import checks, jobs  # noqa: F401  (checks registers itself)
+        from apps.importer.storage import ALIAS
+        from apps.media.storage import storage_readiness
 
         permissions.register(
             {
@@ -20,3 +22,4 @@ class ImporterConfig(AppConfig):
             }
         )
         worker.register("import_jobs", jobs.run_queued, stop=jobs.release_held)
+        readiness.register("importStorage", storage_readiness(ALIAS, "import"))

@@ -1,0 +1,191 @@
+"""Prometheus metrics (issue 24): every metric the CMS records, the small API the rest of the code calls to record
+them, and the text exposition served at ``GET /_cms/metrics`` (``apps/core/metrics_view.py``).
+
+Code elsewhere never touches prometheus-client: it calls ``observe_publish_lag(seconds)``, ``imported(kind, n)`` and
+the like, so names, labels and buckets are decided here, once. Labels are kept bounded: a request is labelled by the
+URL pattern it resolved to (``/_cms/api/content/<str:collection>``), never by its raw path.
+
+Under gunicorn every worker process has its own counters. With ``PROMETHEUS_MULTIPROC_DIR`` set (``scripts/serve.sh``
+does it when metrics are enabled) prometheus-client writes them to memory-mapped files in that directory and a scrape
+adds up the files of every process (``MultiProcessCollector``), the background worker's included; the variable must be
+set before the first metric is built, which is why it comes from the environment and not from settings.
+
+Other branches add their own figures in two ways: a metric built with prometheus-client anywhere (multi-process mode
+writes it to the same directory; single-process mode registers it in the default registry, which is exposed), or a
+collector computed at scrape time (queue depths read from the database) given to ``register_collector``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from functools import wraps
+from typing import Any, TypeVar
+
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.registry import Collector
+
+logger = logging.getLogger("cms.metrics")
+F = TypeVar("F", bound=Callable[..., Any])
+
+MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+if MULTIPROC_DIR:
+    # A process started without serve.sh (a management command) must not fail on its first counter.
+    os.makedirs(MULTIPROC_DIR, exist_ok=True)
+
+# Seconds. Most API answers take milliseconds; the long tail (imports in the request, uploads) takes seconds.
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+# Queries per request: a read is 2, a write a dozen; past a hundred is an N+1 to look at.
+QUERY_BUCKETS = (0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233)
+# Seconds between an entry's scheduled time and its publication: a worker polling every few seconds gives single
+# digits; minutes mean the worker is late or stopped.
+LAG_BUCKETS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0)
+
+REQUESTS = Counter(
+    "cms_http_requests",
+    "HTTP requests answered by Django, by method, URL pattern and status.",
+    ("method", "route", "status"),
+)
+REQUEST_SECONDS = Histogram(
+    "cms_http_request_duration_seconds",
+    "Time Django took to answer, by method, URL pattern and status.",
+    ("method", "route", "status"),
+    buckets=LATENCY_BUCKETS,
+)
+REQUEST_QUERIES = Histogram(
+    "cms_db_queries_per_request",
+    "Database queries run while answering one request, by method and URL pattern.",
+    ("method", "route"),
+    buckets=QUERY_BUCKETS,
+)
+SEARCH_SECONDS = Histogram(
+    "cms_search_duration_seconds",
+    "Time of one full-text search (kind=search) or suggestion (kind=suggest), checks and query included.",
+    ("kind",),
+    buckets=LATENCY_BUCKETS,
+)
+WEBHOOK_FAILURES = Counter(
+    "cms_webhook_delivery_failures",
+    "Failed webhook delivery attempts: outcome=retry (another attempt is scheduled) or failed (given up).",
+    ("outcome",),
+)
+IMPORTED = Counter(
+    "cms_import_items",
+    "Items committed by imports: kind=item (posts, pages, sections) or media (files downloaded and stored).",
+    ("kind",),
+)
+PUBLISH_LAG = Histogram(
+    "cms_scheduled_publish_lag_seconds",
+    "Seconds between an entry's scheduled time and the moment the worker published it.",
+    buckets=LAG_BUCKETS,
+)
+
+# Routes of requests no URL pattern matched (unknown paths, answered 404), in one series.
+UNMATCHED = "<unmatched>"
+
+
+def observe_request(method: str, route: str, status: int, seconds: float, queries: int) -> None:
+    status_text = str(status)
+    REQUESTS.labels(method, route, status_text).inc()
+    REQUEST_SECONDS.labels(method, route, status_text).observe(seconds)
+    REQUEST_QUERIES.labels(method, route).observe(queries)
+
+
+def observe_search(kind: str) -> Callable[[F], F]:
+    """Decorator timing a search selector, also when it raises (a refused query is part of the load)."""
+
+    def wrap(function: F) -> F:
+        histogram = SEARCH_SECONDS.labels(kind)
+
+        @wraps(function)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                histogram.observe(time.perf_counter() - started)
+
+        return timed  # type: ignore[return-value]
+
+    return wrap
+
+
+def webhook_delivery_failed(*, final: bool) -> None:
+    WEBHOOK_FAILURES.labels("failed" if final else "retry").inc()
+
+
+def imported(kind: str, count: int) -> None:
+    if count > 0:
+        IMPORTED.labels(kind).inc(count)
+
+
+def observe_publish_lag(seconds: float) -> None:
+    PUBLISH_LAG.observe(max(0.0, seconds))
+
+
+# --- Collectors computed at scrape time ------------------------------------------------------------------------------
+
+_collectors: list[Collector] = []
+_collectors_lock = threading.Lock()
+
+
+class _Guarded:
+    """A registered collector whose failure (its database unreachable) costs its own figures, not the scrape."""
+
+    def __init__(self, collector: Collector):
+        self.collector = collector
+
+    def collect(self) -> Iterator[Any]:
+        try:
+            families = list(self.collector.collect())
+        except Exception:
+            logger.warning("metrics collector %r failed", self.collector, exc_info=True)
+            return iter(())
+        return iter(families)
+
+    def describe(self) -> list[Any]:
+        # Not described ahead: the registry would otherwise call collect() once at registration.
+        return []
+
+
+def register_collector(collector: Collector) -> None:
+    """Add a collector (an object with ``collect()`` yielding metric families) to every scrape of this process.
+    Registering the same object twice keeps it once."""
+    with _collectors_lock:
+        if all(existing is not collector for existing in _collectors):
+            _collectors.append(collector)
+
+
+def unregister_collector(collector: Collector) -> None:
+    with _collectors_lock:
+        _collectors[:] = [existing for existing in _collectors if existing is not collector]
+
+
+class _Process:
+    """This process's own registry (single-process mode): the metrics above, prometheus-client's process and
+    garbage-collector figures, and any metric another module built."""
+
+    def collect(self) -> Iterator[Any]:
+        return REGISTRY.collect()
+
+    def describe(self) -> list[Any]:
+        return []
+
+
+def exposition() -> bytes:
+    """The text exposition format (version 0.0.4) of everything this node records."""
+    registry = CollectorRegistry(auto_describe=False)
+    if MULTIPROC_DIR:
+        from prometheus_client import multiprocess
+
+        multiprocess.MultiProcessCollector(registry, path=MULTIPROC_DIR)
+    else:
+        registry.register(_Process())
+    with _collectors_lock:
+        extra = list(_collectors)
+    for collector in extra:
+        registry.register(_Guarded(collector))
+    return generate_latest(registry)
