@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 import requests
 from django.core import mail as django_mail
+from playwright.sync_api import expect
 
 from apps.accounts import mail
 from apps.accounts.models import Passkey, Role
@@ -33,11 +34,11 @@ def sign_in_by_email(page, email: str) -> None:
     """On the login page: ask for a link, then open it and press the button, as the person would from their mail."""
     page.get_by_label("Email address").fill(email)
     page.get_by_role("button", name="Email me a sign-in link").click()
-    assert page.get_by_role("heading", name="Check your email").is_visible()
+    expect(page.get_by_role("heading", name="Check your email")).to_be_visible()
     mail.wait()
     link = re.search(r"https?://\S+/magic-link/verify\?token=\S+", django_mail.outbox[-1].body).group(0)
     page.goto(link)
-    assert page.get_by_text(f"Sign in as {email}?").is_visible()
+    expect(page.get_by_text(f"Sign in as {email}?")).to_be_visible()
     # Nobody is signed in yet: the header names no one and offers no sign-out.
     assert page.get_by_role("link", name=email).count() == 0
     assert page.get_by_role("button", name="Sign out").count() == 0
@@ -72,7 +73,7 @@ def test_an_email_link_returns_to_the_oauth_consent_page(browser, base_url, admi
     sign_in_by_email(page, admin.email)
 
     page.wait_for_url(f"**/_cms/oauth/authorize?{query}")
-    assert page.get_by_role("heading", name="Allow Agent to use your account?").is_visible()
+    expect(page.get_by_role("heading", name="Allow Agent to use your account?")).to_be_visible()
     page.get_by_role("button", name="Allow").click()
     page.wait_for_url(f"{CALLBACK}?**")
     returned = {key: values[0] for key, values in parse_qs(urlsplit(page.url).query).items()}
@@ -97,9 +98,9 @@ def test_an_email_link_returns_to_the_device_page(browser, base_url, admin):
     sign_in_by_email(page, admin.email)
 
     page.wait_for_url(codes["verification_uri_complete"])
-    assert page.get_by_text(codes["user_code"]).first.is_visible()
+    expect(page.get_by_text(codes["user_code"]).first).to_be_visible()
     page.get_by_role("button", name="Approve").click()
-    assert page.get_by_text("Device approved. You can return to your device.").is_visible()
+    expect(page.get_by_text("Device approved. You can return to your device.")).to_be_visible()
     polled = requests.post(
         f"{base_url}/_cms/api/oauth/token",
         data={"grant_type": DEVICE, "client_id": client_id, "device_code": codes["device_code"]},

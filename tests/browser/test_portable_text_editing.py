@@ -50,18 +50,18 @@ def test_a_plugin_block_is_inserted_from_the_menu_and_edited_through_its_form(st
     form = page.get_by_role("group", name="Insert Pull quote")
     form.get_by_role("button", name="Insert Pull quote").click()
     # The required field is checked before anything is inserted.
-    assert "Quotation is required." in form.inner_text()
+    expect(form).to_contain_text("Quotation is required.")
     form.get_by_label("Quotation (required)").fill("Less is more.")
     form.get_by_label("Attribution").fill("Mies")
     form.get_by_label("Size").select_option("large")
     form.get_by_label("Highlighted").check()
     form.get_by_label("Columns wide").fill("2.5")
     form.get_by_role("button", name="Insert Pull quote").click()
-    assert "Enter a whole number." in form.inner_text()
+    expect(form).to_contain_text("Enter a whole number.")
     form.get_by_label("Columns wide").fill("6")
     form.get_by_role("button", name="Insert Pull quote").click()
     card = page.locator('.pt-card[data-block-type="pullQuote"]')
-    assert "Quotation: Less is more." in card.inner_text()
+    expect(card).to_contain_text("Quotation: Less is more.")
     studio.save()
     body = stored_body(studio, entry_id)
     assert body[0] == paragraph
@@ -80,7 +80,7 @@ def test_a_plugin_block_is_inserted_from_the_menu_and_edited_through_its_form(st
         "button", name="Edit pull quote"
     ).click()
     form = page.get_by_role("group", name="Edit Pull quote")
-    assert form.get_by_label("Quotation (required)").input_value() == "Less is more."
+    expect(form.get_by_label("Quotation (required)")).to_have_value("Less is more.")
     # The editor page with everything the island draws (toolbar, a block's card, its form) meets the page checks.
     studio.check("portable-text-plugin-form", mobile=True)
     form.get_by_label("Attribution").fill("")
@@ -111,7 +111,7 @@ def test_a_link_to_an_entry_is_chosen_with_the_entry_search(studio):
     page.get_by_role("button", name="Link to an entry").click()
     search = page.get_by_role("group", name="Link to an entry")
     # It starts in this entry's collection; all collections, or another one, are a choice away.
-    assert search.get_by_label("Collection").input_value() == "notes"
+    expect(search.get_by_label("Collection")).to_have_value("notes")
     search.get_by_label("Collection").select_option("")
     search.get_by_label("Find an entry").fill("abo")
     expect(search.get_by_role("button", name=re.compile("^About us"))).to_have_count(1)

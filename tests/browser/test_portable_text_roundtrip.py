@@ -192,7 +192,7 @@ def test_the_entry_editor_page_mounts_the_editor_and_saves_untouched_rich_text_u
     page = studio.page
     page.goto(f"/_cms/admin/content/notes/{entry_id}/")
     page.wait_for_selector(READY, state="attached")
-    assert page.get_by_role("textbox", name="Body").is_visible()
+    expect(page.get_by_role("textbox", name="Body")).to_be_visible()
     assert "Table (kept as it is)" in page.inner_text(".pt-island")
     studio.check("portable-text-kept-blocks", mobile=True)
     with page.expect_navigation():

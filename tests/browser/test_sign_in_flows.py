@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 import requests
 from django.core import mail as django_mail
+from playwright.sync_api import expect
 
 from apps.accounts import mail
 from apps.accounts.models import Role, User
@@ -40,10 +41,10 @@ def test_setup_sign_in_tokens_consent_and_device(browser, base_url):
     page.get_by_label("Name for this passkey").fill("Laptop")
     page.get_by_role("button", name="Create administrator with a passkey").click()
     page.wait_for_url("**/_cms/admin/")
-    assert page.get_by_role("heading", name="Dashboard").is_visible()
+    expect(page.get_by_role("heading", name="Dashboard")).to_be_visible()
     page.get_by_role("link", name="Account").click()
-    assert page.get_by_role("heading", name="Your account").is_visible()
-    assert page.get_by_role("cell", name="Laptop", exact=True).is_visible()
+    expect(page.get_by_role("heading", name="Your account")).to_be_visible()
+    expect(page.get_by_role("cell", name="Laptop", exact=True)).to_be_visible()
     assert len(browser.credentials()) == 1
     closed = requests.get(f"{base_url}/_cms/admin/setup", allow_redirects=False, timeout=10)
     assert (closed.status_code, closed.headers["Location"]) == (302, "/_cms/admin/login")  # setup is over
@@ -63,7 +64,7 @@ def test_setup_sign_in_tokens_consent_and_device(browser, base_url):
     page.wait_for_url("**/_cms/admin/login")
     page.get_by_role("button", name="Sign in with a passkey").click()
     page.wait_for_url("**/_cms/admin/")
-    assert page.get_by_role("link", name="owner@example.com").is_visible()
+    expect(page.get_by_role("link", name="owner@example.com")).to_be_visible()
 
     # OAuth: a client registers itself, the user narrows the scopes and approves, the client uses PKCE.
     registered = requests.post(
@@ -88,7 +89,7 @@ def test_setup_sign_in_tokens_consent_and_device(browser, base_url):
         }
     )
     page.goto(f"/_cms/oauth/authorize?{query}")
-    assert page.get_by_role("heading", name="Allow Desk app to use your account?").is_visible()
+    expect(page.get_by_role("heading", name="Allow Desk app to use your account?")).to_be_visible()
     page.get_by_label("content:write").uncheck()
     page.get_by_role("button", name="Allow").click()
     page.wait_for_url(f"{CALLBACK}?**")
@@ -136,9 +137,9 @@ def test_setup_sign_in_tokens_consent_and_device(browser, base_url):
         timeout=10,
     ).json()
     page.goto(codes["verification_uri_complete"])
-    assert page.get_by_text(codes["user_code"]).first.is_visible()
+    expect(page.get_by_text(codes["user_code"]).first).to_be_visible()
     page.get_by_role("button", name="Approve").click()
-    assert page.get_by_text("Device approved. You can return to your device.").is_visible()
+    expect(page.get_by_text("Device approved. You can return to your device.")).to_be_visible()
     polled = requests.post(
         f"{api(base_url)}/oauth/token",
         data={"grant_type": DEVICE, "client_id": device_client, "device_code": codes["device_code"]},
@@ -159,13 +160,13 @@ def test_accepting_an_invitation_with_a_passkey(browser, base_url):
     assert invited.status_code == 201
     page = browser.page
     page.goto(invited.json()["data"]["url"])
-    assert page.get_by_text("as editor with the address newcomer@example.com").is_visible()
+    expect(page.get_by_text("as editor with the address newcomer@example.com")).to_be_visible()
     page.get_by_label("Your name").first.fill("Newcomer")
     page.get_by_role("button", name="Accept and create a passkey").click()
     page.wait_for_url("**/_cms/admin/")
-    assert page.get_by_role("heading", name="Dashboard").is_visible()
+    expect(page.get_by_role("heading", name="Dashboard")).to_be_visible()
     page.goto("/_cms/admin/account")
-    assert page.get_by_text("editor (40)").is_visible()
+    expect(page.get_by_text("editor (40)")).to_be_visible()
     assert User.objects.get(email="newcomer@example.com").name == "Newcomer"
 
 
@@ -175,13 +176,13 @@ def test_signing_in_with_a_magic_link(browser, base_url):
     page.goto("/_cms/admin/login")
     page.get_by_label("Email address").fill("writer@example.com")
     page.get_by_role("button", name="Email me a sign-in link").click()
-    assert page.get_by_role("heading", name="Check your email").is_visible()
+    expect(page.get_by_role("heading", name="Check your email")).to_be_visible()
     mail.wait()
     link = re.search(r"https?://\S+/magic-link/verify\?token=\S+", django_mail.outbox[-1].body).group(0)
     page.goto(link)
-    assert page.get_by_text("Sign in as writer@example.com?").is_visible()
+    expect(page.get_by_text("Sign in as writer@example.com?")).to_be_visible()
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url("**/_cms/admin/")
-    assert page.get_by_role("link", name="writer@example.com").is_visible()
+    expect(page.get_by_role("link", name="writer@example.com")).to_be_visible()
     page.goto(link)
-    assert page.get_by_text("This sign-in link has already been used.").is_visible()
+    expect(page.get_by_text("This sign-in link has already been used.")).to_be_visible()

@@ -96,14 +96,14 @@ def test_an_editor_publishes_trashes_and_restores_entries_from_the_list(studio_b
     # Publish, confirmed on a page of its own that names what was chosen.
     choose(page, "Spring opening hours")
     bulk(page, "Publish")
-    assert page.get_by_role("heading", name="Publish 1 entry?").is_visible()
-    assert page.get_by_role("listitem").filter(has_text="Spring opening hours").is_visible()
+    expect(page.get_by_role("heading", name="Publish 1 entry?")).to_be_visible()
+    expect(page.get_by_role("listitem").filter(has_text="Spring opening hours")).to_be_visible()
     me.check("bulk-confirm", doc="bulk-confirm")
     page.get_by_role("button", name="Publish 1 entry").click()
     page.wait_for_url(f"**{POSTS}")
-    assert page.get_by_role("status").get_by_text("1 entry published.").is_visible()
+    expect(page.get_by_role("status").get_by_text("1 entry published.")).to_be_visible()
     row = page.locator(f"#entry-{spring.pk}")
-    assert row.get_by_text("published", exact=True).is_visible()
+    expect(row.get_by_text("published", exact=True)).to_be_visible()
     me.check("list-after-publish")
     live = rest["public"].get("/content/posts/spring")
     assert live.status_code == 200 and live.json()["data"]["item"]["data"]["title"] == "Spring opening hours"
@@ -113,8 +113,8 @@ def test_an_editor_publishes_trashes_and_restores_entries_from_the_list(studio_b
     bulk(page, "Move to trash")
     page.get_by_role("button", name="Move to trash 1 entry").click()
     page.wait_for_url(f"**{POSTS}")
-    assert page.get_by_role("status").get_by_text("1 entry moved to the trash.").is_visible()
-    assert page.locator(f"#entry-{spring.pk}").count() == 0
+    expect(page.get_by_role("status").get_by_text("1 entry moved to the trash.")).to_be_visible()
+    expect(page.locator(f"#entry-{spring.pk}")).to_have_count(0)
     assert rest["public"].get("/content/posts/spring").status_code == 404
     trashed = rest["admin"].items("/content/posts/trash")
     assert [item["id"] for item in trashed] == [spring.pk]
@@ -140,7 +140,7 @@ def test_a_contributor_cannot_publish_even_by_forging_the_form(studio_browser, p
     page.goto(POSTS)
     actions = page.get_by_role("group", name="With the chosen entries")
     assert actions.get_by_role("button", name="Publish", exact=True).count() == 0
-    assert actions.get_by_role("button", name="Move to trash").is_visible()
+    expect(actions.get_by_role("button", name="Move to trash")).to_be_visible()
     me.check("list-contributor")
 
     # The button is missing, and the service behind it refuses too: the studio is no way around the table.
@@ -184,10 +184,10 @@ def test_each_role_is_offered_exactly_what_the_permission_table_allows(studio_br
     may_trash_theirs = can(actor, "content.delete", owner_id=theirs.author_id)
     status = page.get_by_role("status")
     if may_trash_theirs:
-        assert status.get_by_text("2 entries moved to the trash.").is_visible()
+        expect(status.get_by_text("2 entries moved to the trash.")).to_be_visible()
     else:
-        assert status.get_by_text("1 entry moved to the trash.").is_visible()
-        assert status.get_by_text("“Someone else's post” was not moved to the trash:").is_visible()
+        expect(status.get_by_text("1 entry moved to the trash.")).to_be_visible()
+        expect(status.get_by_text("“Someone else's post” was not moved to the trash:")).to_be_visible()
     trashed = {item["id"] for item in rest["admin"].items("/content/posts/trash")}
     assert trashed == ({mine.pk, theirs.pk} if may_trash_theirs else {mine.pk})
 
@@ -240,7 +240,7 @@ def test_an_editor_writes_publishes_edits_and_publishes_the_changes(studio_brows
     page.goto(POSTS)
     page.get_by_role("link", name="New post").click()
     page.wait_for_url("**/content/posts/new")
-    assert page.get_by_role("heading", name="New post").is_visible()
+    expect(page.get_by_role("heading", name="New post")).to_be_visible()
     page.get_by_role("textbox", name="Title").fill("Harbour festival")
     page.get_by_role("textbox", name="Body").fill("Boats, music and food on the quay.")
     settings = page.get_by_role("complementary", name="Entry settings")
@@ -271,8 +271,8 @@ def test_an_editor_writes_publishes_edits_and_publishes_the_changes(studio_brows
     page.get_by_role("textbox", name="Body").fill("Boats, music, food and fireworks on the quay.")
     save(page, "Save draft", "Saved.")
     notice = page.get_by_text("This entry is published and has unpublished changes")
-    assert notice.is_visible()
-    assert page.get_by_text("Published, with unpublished changes", exact=True).is_visible()
+    expect(notice).to_be_visible()
+    expect(page.get_by_text("Published, with unpublished changes", exact=True)).to_be_visible()
     live = rest["public"].get(f"/content/posts/{entry_id}").json()["data"]["item"]
     assert live["data"]["title"] == "Harbour festival"
     assert rest["admin"].entry(entry_id)["data"]["title"] == "Harbour festival 2025"
@@ -281,9 +281,10 @@ def test_an_editor_writes_publishes_edits_and_publishes_the_changes(studio_brows
     # Compare: the live version beside the working copy, the changed fields marked.
     page.get_by_role("link", name="Compare", exact=True).click()
     page.wait_for_url(f"**/{entry_id}/compare")
-    assert page.get_by_role("heading", name="Compare “Harbour festival 2025”").is_visible()
-    assert page.get_by_text("2 fields changed since publishing.").is_visible()
-    assert page.locator("del.diff-del").first.is_visible() and page.locator("ins.diff-ins").first.is_visible()
+    expect(page.get_by_role("heading", name="Compare “Harbour festival 2025”")).to_be_visible()
+    expect(page.get_by_text("2 fields changed since publishing.")).to_be_visible()
+    expect(page.locator("del.diff-del").first).to_be_visible()
+    expect(page.locator("ins.diff-ins").first).to_be_visible()
     me.check("compare", doc="compare")
     page.go_back()
 
@@ -293,7 +294,7 @@ def test_an_editor_writes_publishes_edits_and_publishes_the_changes(studio_brows
         "title": "Harbour festival 2025",
         "body": "Boats, music, food and fireworks on the quay.",
     }
-    assert page.get_by_text("This entry is published and has unpublished changes").count() == 0
+    expect(page.get_by_text("This entry is published and has unpublished changes")).to_have_count(0)
 
     # Restoring the first revision makes it the working copy again, and publishes nothing.
     page.get_by_role("link", name="Revisions", exact=True).click()
@@ -319,7 +320,7 @@ def test_a_scheduled_post_is_published_by_the_worker(studio_browser, posts, rest
     when = timezone.now() + timedelta(days=2)
     page.get_by_label("Publish at").fill(when.strftime("%Y-%m-%dT%H:%M"))
     save(page, "Schedule", "Scheduled.")
-    assert page.get_by_role("button", name="Unschedule").is_visible()
+    expect(page.get_by_role("button", name="Unschedule")).to_be_visible()
     me.check("editor-scheduled")
     scheduled = rest["admin"].entry(entry_id)
     assert scheduled["status"] == "scheduled"
@@ -356,17 +357,17 @@ def test_a_save_in_between_gives_the_conflict_dialog_and_overwrites_nothing(stud
     page.get_by_role("complementary", name="Entry settings").get_by_role("button", name="Save draft").click()
     conflict = page.get_by_role("region", name="Someone else saved this entry while you were editing")
     conflict.wait_for()
-    assert conflict.get_by_text(second.user.name).is_visible()
-    assert conflict.get_by_role("listitem").filter(has_text="Body").is_visible()
+    expect(conflict.get_by_text(second.user.name)).to_be_visible()
+    expect(conflict.get_by_role("listitem").filter(has_text="Body")).to_be_visible()
     assert page.get_by_role("textbox", name="Body").input_value() == "My own careful words."
     first.check("editor-conflict", doc="editor-conflict", allow=(r"status of 409 \(Conflict\)",))
     assert rest["admin"].entry(entry.pk)["data"]["body"] == "The colleague's words."
 
     # Reloading shows the colleague's version, with mine kept aside to copy from; still nothing overwritten.
     conflict.get_by_role("link", name="Reload the latest version").click()
-    assert page.locator("#f-body").input_value() == "The colleague's words."
-    assert page.get_by_text("Your version from before you reloaded").is_visible()
-    assert page.locator("textarea[readonly]").filter(has_text="My own careful words.").is_visible()
+    expect(page.locator("#f-body")).to_have_value("The colleague's words.")
+    expect(page.get_by_text("Your version from before you reloaded")).to_be_visible()
+    expect(page.locator("textarea[readonly]").filter(has_text="My own careful words.")).to_be_visible()
     first.check("editor-reloaded")
     assert rest["admin"].entry(entry.pk)["data"]["body"] == "The colleague's words."
 
@@ -377,7 +378,7 @@ def test_trash_and_restore_from_the_editor(studio_browser, posts, rest):
     page = me.page
     page.goto(f"{POSTS}{entry.pk}/")
     save(page, "Move to trash", "Moved to the trash.")
-    assert page.get_by_text("This entry is in the trash: restore it to edit it.").is_visible()
+    expect(page.get_by_text("This entry is in the trash: restore it to edit it.")).to_be_visible()
     assert [item["id"] for item in rest["admin"].items("/content/posts/trash")] == [entry.pk]
     me.check("editor-trashed")
     save(page, "Restore", "Restored from the trash.")

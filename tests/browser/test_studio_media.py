@@ -53,7 +53,7 @@ def test_upload_by_picker_and_by_drop_with_progress_and_deduplication(
     for name in ("first.png", "second.png"):
         bar = page.get_by_role("progressbar", name=f"{name}: done")
         expect(bar).to_have_count(1)
-        assert bar.get_attribute("value") == "100"
+        expect(bar).to_have_attribute("value", "100")
 
     # Dropped on the zone: one new file and the bytes of harbour.png under another name.
     dropped = [

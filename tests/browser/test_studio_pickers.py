@@ -56,11 +56,11 @@ def test_media_dialog_searches_chooses_by_keyboard_and_uploads(studio_browser, t
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "harbour.png: Boats"
     page.keyboard.press("Enter")
-    assert tile.get_attribute("aria-pressed") == "true"
+    expect(tile).to_have_attribute("aria-pressed", "true")
     dialog.get_by_role("button", name="Choose", exact=True).click()
-    assert not dialog.is_visible()
+    expect(dialog).to_be_hidden()
     assert page.input_value("#hero") == harbour.pk
-    assert page.locator(".media-preview img").get_attribute("alt") == "Boats"
+    expect(page.locator(".media-preview img")).to_have_attribute("alt", "Boats")
 
     # The rich-text editor's entry point opens the same dialog; an upload of known bytes selects the existing item.
     page.evaluate("() => { window.picked = window.cmsStudio.pickMedia({type: 'image'}); }")
@@ -98,13 +98,13 @@ def test_reference_combobox_searches_and_chooses_with_the_keyboard(studio_browse
     listbox.get_by_role("option", name="Apple pie draft").wait_for()
     expect(listbox.get_by_role("option")).to_have_count(2)
     me.check("picker-reference-open")
-    assert combo.get_attribute("aria-expanded") == "true"
+    expect(combo).to_have_attribute("aria-expanded", "true")
     combo.press("ArrowDown")  # newest edit first: the tart
     first = combo.get_attribute("aria-activedescendant")
     assert page.locator(f"#{first}").inner_text().startswith("Apple tart")
     combo.press("Enter")
     assert page.input_value("#related") == tart.pk
-    assert not listbox.is_visible()
+    expect(listbox).to_be_hidden()
     combo.fill("pie")
     listbox.get_by_role("option", name="Apple pie draft").wait_for()
     combo.press("ArrowDown")
@@ -115,7 +115,7 @@ def test_reference_combobox_searches_and_chooses_with_the_keyboard(studio_browse
     combo.fill("banana")
     listbox.get_by_role("option", name="Banana bread draft").wait_for()
     combo.press("Escape")
-    assert combo.get_attribute("aria-expanded") == "false"
+    expect(combo).to_have_attribute("aria-expanded", "false")
     page.get_by_role("button", name="Remove Apple tart").click()
     assert page.input_value("#related") == pie.pk
     assert Entry.objects.count() == 3

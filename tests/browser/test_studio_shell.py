@@ -8,6 +8,7 @@ import re
 import pytest
 import requests
 from django.core import mail as django_mail
+from playwright.sync_api import expect
 
 from apps.accounts import mail
 from apps.accounts.models import Role
@@ -59,10 +60,10 @@ def test_every_writing_role_gets_the_shell_and_its_pages(studio_browser, site, r
     mobile = role == Role.EDITOR
 
     page.goto(STUDIO)
-    assert page.get_by_role("heading", name="Dashboard", level=1).is_visible()
+    expect(page.get_by_role("heading", name="Dashboard", level=1)).to_be_visible()
     nav = page.get_by_role("navigation", name="Studio")
     for name in ("Dashboard", "Posts", "Pages", "Media", "Account"):
-        assert nav.get_by_role("link", name=name, exact=True).is_visible(), name
+        expect(nav.get_by_role("link", name=name, exact=True)).to_be_visible()
     assert nav.get_by_role("link", name="Dashboard").get_attribute("aria-current") == "page"
     me.check(f"dashboard-{label}", mobile=mobile, doc=doc("dashboard"))
 
@@ -84,22 +85,22 @@ def test_every_writing_role_gets_the_shell_and_its_pages(studio_browser, site, r
 
     nav.get_by_role("link", name="Posts", exact=True).click()
     page.wait_for_url("**/_cms/admin/content/posts/")
-    assert page.get_by_role("heading", name="Posts", level=1).is_visible()
-    assert page.get_by_role("cell", name="Spring opening hours", exact=True).is_visible()
-    assert page.get_by_role("cell", name="Welcome to the new site", exact=True).is_visible()
+    expect(page.get_by_role("heading", name="Posts", level=1)).to_be_visible()
+    expect(page.get_by_role("cell", name="Spring opening hours", exact=True)).to_be_visible()
+    expect(page.get_by_role("cell", name="Welcome to the new site", exact=True)).to_be_visible()
     assert nav.get_by_role("link", name="Posts", exact=True).get_attribute("aria-current") == "page"
     me.check(f"entries-{label}", mobile=mobile, doc=doc("entries"))
 
     nav.get_by_role("link", name="Media", exact=True).click()
     page.wait_for_url("**/_cms/admin/media/")
-    assert page.get_by_role("heading", name="Media", level=1).is_visible()
-    assert page.get_by_role("img", name="The harbour").is_visible()
-    assert page.get_by_text("harbour.png").is_visible()
+    expect(page.get_by_role("heading", name="Media", level=1)).to_be_visible()
+    expect(page.get_by_role("img", name="The harbour")).to_be_visible()
+    expect(page.get_by_text("harbour.png")).to_be_visible()
     me.check(f"media-{label}", mobile=mobile, doc=doc("media"))
 
     nav.get_by_role("link", name="Account", exact=True).click()
     page.wait_for_url("**/_cms/admin/account")
-    assert page.get_by_text(f"{label} ({role})").is_visible()
+    expect(page.get_by_text(f"{label} ({role})")).to_be_visible()
     me.check(f"account-{label}")
 
 
@@ -108,8 +109,8 @@ def test_a_subscriber_has_no_studio(studio_browser, site):
     page = me.page
     answer = page.goto(STUDIO)
     assert answer.status == 403
-    assert page.get_by_role("heading", name="No access to the studio").is_visible()
-    assert page.get_by_text(f"You are signed in as {me.user.email} (subscriber).").is_visible()
+    expect(page.get_by_role("heading", name="No access to the studio")).to_be_visible()
+    expect(page.get_by_text(f"You are signed in as {me.user.email} (subscriber).")).to_be_visible()
     assert page.get_by_role("navigation", name="Studio").count() == 0
     me.check("no-access", doc="no-access", allow=FORBIDDEN)
     answer = page.goto("/_cms/admin/content/posts/")
@@ -123,11 +124,11 @@ def test_a_non_admin_opening_the_operators_console_gets_a_403_linking_the_studio
     page = me.page
     answer = page.goto("/django-admin/")
     assert answer.status == 403
-    assert page.get_by_role("heading", name="No access to the operators' console").is_visible()
+    expect(page.get_by_role("heading", name="No access to the operators' console")).to_be_visible()
     me.check(f"operators-console-{Role(role).label}", allow=FORBIDDEN)
     page.get_by_role("link", name="Go to the studio").click()
     page.wait_for_url(f"**{STUDIO}")
-    assert page.get_by_role("heading", name="Dashboard", level=1).is_visible()
+    expect(page.get_by_role("heading", name="Dashboard", level=1)).to_be_visible()
     me.check(f"operators-console-back-{Role(role).label}")
 
 
@@ -152,18 +153,18 @@ def test_an_editor_invited_by_the_api_signs_in_with_an_email_link_and_lands_on_t
     me = studio_browser()  # signed out: only the invitation link
     page = me.page
     page.goto(invited.json()["data"]["url"])
-    assert page.get_by_text("as editor with the address new.editor@example.com").is_visible()
+    expect(page.get_by_text("as editor with the address new.editor@example.com")).to_be_visible()
     me.check("invitation")
     page.locator("#invite-name-link").fill("Nora Editor")
     page.get_by_role("button", name="Accept and email me a sign-in link").click()
-    assert page.get_by_text("A sign-in link is on its way to new.editor@example.com.").is_visible()
+    expect(page.get_by_text("A sign-in link is on its way to new.editor@example.com.")).to_be_visible()
 
     page.goto(_sign_in_link())
-    assert page.get_by_text("Sign in as new.editor@example.com?").is_visible()
+    expect(page.get_by_text("Sign in as new.editor@example.com?")).to_be_visible()
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(f"**{STUDIO}")
-    assert page.get_by_role("heading", name="Dashboard", level=1).is_visible()
-    assert page.get_by_role("navigation", name="Studio").get_by_role("link", name="Posts").is_visible()
+    expect(page.get_by_role("heading", name="Dashboard", level=1)).to_be_visible()
+    expect(page.get_by_role("navigation", name="Studio").get_by_role("link", name="Posts")).to_be_visible()
     me.check("invited-editor-dashboard")
 
     # The API sees the same person, signed in by the browser's session, with the role of the invitation.
@@ -186,15 +187,15 @@ def test_signed_out_people_sign_in_with_an_email_link_and_come_back_to_the_page_
     page = me.page
     page.goto("/_cms/admin/content/posts/")
     page.wait_for_url("**/_cms/admin/login?next=/_cms/admin/content/posts/")
-    assert page.get_by_role("heading", name="Sign in").is_visible()
+    expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
     me.check("sign-in", doc="sign-in")
     page.get_by_label("Email address").fill("writer@example.com")
     page.get_by_role("button", name="Email me a sign-in link").click()
-    assert page.get_by_role("heading", name="Check your email").is_visible()
+    expect(page.get_by_role("heading", name="Check your email")).to_be_visible()
     page.goto(_sign_in_link())
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url("**/_cms/admin/content/posts/")
-    assert page.get_by_role("heading", name="Posts", level=1).is_visible()
+    expect(page.get_by_role("heading", name="Posts", level=1)).to_be_visible()
     me.check("signed-in-entries")
 
 
