@@ -74,7 +74,8 @@ WEBHOOK_FAILURES = Counter(
 )
 IMPORTED = Counter(
     "cms_import_items",
-    "Items committed by imports: kind=item (posts, pages, sections) or media (files downloaded and stored).",
+    "Items committed by imports: kind=item (the export's items: posts, pages, attachments' records …) or media "
+    "(files downloaded and stored).",
     ("kind",),
 )
 PUBLISH_LAG = Histogram(
