@@ -74,6 +74,7 @@ def run() -> tuple[bool, dict[str, dict[str, Any]]]:
 # Once every migration is applied it stays so for this process's code: the plan (which reads every migration file)
 # is computed until it first comes out empty.
 _migrations_applied = False
+MIGRATIONS_UNREADABLE = "Not checked: the database is not reachable."
 
 
 def database() -> CheckResult:
@@ -97,7 +98,7 @@ def migrations() -> CheckResult:
         pending = len(executor.migration_plan(executor.loader.graph.leaf_nodes()))
     except Exception as error:
         logger.warning("readiness: migrations not readable: %s: %s", type(error).__name__, error)
-        return failed("Not checked: the database is not reachable.")
+        return failed(MIGRATIONS_UNREADABLE)
     if pending:
         return failed(f"{pending} unapplied; run `python manage.py migrate`.")
     _migrations_applied = True

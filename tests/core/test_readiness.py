@@ -267,3 +267,32 @@ def test_liveness_is_unchanged_by_a_failing_readiness_check(api):
         assert api.get(READY).status_code == 503
     finally:
         readiness.unregister("broken")
+
+
+def test_liveness_answers_pending_migrations_in_its_own_words(api, monkeypatch):
+    monkeypatch.setattr(readiness, "migrations", lambda: readiness.failed("2 unapplied; run migrate."))
+
+    response = api.get("/_cms/api/health")
+
+    assert response.status_code == 503
+    assert response.json() == {
+        "success": False,
+        "error": {
+            "code": "SERVICE_UNAVAILABLE",
+            "message": "Database migrations are pending: run `python manage.py migrate`.",
+            "details": {},
+        },
+    }
+
+
+def test_liveness_answers_an_unreachable_database_in_its_own_words(api, monkeypatch):
+    def refuse(*_args, **_kwargs):
+        raise OSError("connection refused")
+
+    monkeypatch.setattr(readiness, "connections", {"default": type("C", (), {"cursor": refuse})()})
+    monkeypatch.setattr(readiness, "_migrations_applied", False)
+
+    response = api.get("/_cms/api/health")
+
+    assert response.status_code == 503
+    assert response.json()["error"]["message"] == "The database is not reachable."
