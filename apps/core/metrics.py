@@ -22,7 +22,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
-from functools import wraps
+from functools import lru_cache, wraps
 from typing import Any, TypeVar
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
@@ -93,7 +93,8 @@ UNMATCHED = "<unmatched>"
 _request_series: dict[tuple[str, str, int], tuple[Any, Any, Any]] = {}
 
 
-def observe_request(method: str, route: str, status: int, seconds: float, queries: int) -> None:
+def observe_request(method: str, route: str, status: int, seconds: float, queries: int | None) -> None:
+    """One answered request; ``queries`` None for the answers given before Django, whose queries are not counted."""
     key = (method, route, status)
     series = _request_series.get(key)
     if series is None:
@@ -106,7 +107,54 @@ def observe_request(method: str, route: str, status: int, seconds: float, querie
     count, latency, per_request = series
     count.inc()
     latency.observe(seconds)
-    per_request.observe(queries)
+    if queries is not None:
+        per_request.observe(queries)
+
+
+# Set in the WSGI environ by a fast path (apps/delivery/fastpath.py, apps/media/fastpath.py) that answers a request
+# itself: the URL pattern Django would have matched, so those answers join the same series.
+ROUTE_KEY = "cms.metrics.route"
+
+
+@lru_cache(maxsize=16)
+def route_of(example_path: str) -> str:
+    """The URL pattern Django matches for ``example_path`` (a fast path names its route by an example of it)."""
+    from django.urls import resolve
+
+    return "/" + resolve(example_path).route
+
+
+class AnswersBeforeDjango:
+    """WSGI wrapper outside the fast paths: counts and times the requests they answer, which never reach
+    ``MetricsMiddleware``. Django's answers carry no ``ROUTE_KEY`` and are left to the middleware. While metrics are
+    off it only passes the request on."""
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        from django.conf import settings
+
+        if not settings.CMS_METRICS_TOKEN:
+            return self.application(environ, start_response)
+        started = time.perf_counter()
+        status: list[str] = []
+
+        def capture(line, headers, exc_info=None):
+            status.append(line)
+            return start_response(line, headers, exc_info) if exc_info else start_response(line, headers)
+
+        body = self.application(environ, capture)
+        route = environ.get(ROUTE_KEY)
+        if route is not None and status:
+            observe_request(
+                environ.get("REQUEST_METHOD", "GET"),
+                route,
+                int(status[-1][:3]),
+                time.perf_counter() - started,
+                None,
+            )
+        return body
 
 
 def observe_search(kind: str) -> Callable[[F], F]:

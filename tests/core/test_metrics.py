@@ -16,6 +16,7 @@ from apps.core import metrics
 from apps.core.timefmt import now
 from tests.factories import make_collection, make_entry
 from tests.metrics import METRICS, TOKEN, parse, scrape, value
+from tests.wsgi import wsgi_call
 
 UNAUTHORIZED = {
     "success": False,
@@ -164,3 +165,27 @@ def test_a_registered_collector_is_scraped_and_its_failure_costs_only_its_figure
     assert value(samples, "cms_test_queue_depth", queue="default") == 7
     assert ("cms_test_queue_depth", (("queue", "default"),)) in samples
     assert value(scrape(), "cms_test_queue_depth", queue="default") == 0
+
+
+def test_answers_given_before_django_are_counted_by_the_route_django_would_match(metrics_on, admin_api):
+    posts = make_collection("posts", fields=[{"slug": "title"}], public=True)
+    entry = make_entry(posts, {"title": "Kept"}, status="published")
+    path = f"/_cms/api/content/posts/{entry.pk}"
+    etag = Client().get(path)["ETag"]
+    route = {"method": "GET", "route": "/_cms/api/content/<str:collection>/<str:ref>", "status": "304"}
+    before = scrape()
+
+    status, _headers, _body = wsgi_call(path, HTTP_IF_NONE_MATCH=etag)
+
+    assert status == "304 Not Modified"
+    after = scrape()
+    assert (
+        value(after, "cms_http_requests_total", **route) - value(before, "cms_http_requests_total", **route)
+        == 1
+    )
+    count = "cms_http_request_duration_seconds_count"
+    assert value(after, count, **route) - value(before, count, **route) == 1
+    # Answered by the fast path, not by Django's middleware, which would have counted its queries.
+    queries = {"method": "GET", "route": route["route"]}
+    name = "cms_db_queries_per_request_count"
+    assert value(after, name, **queries) == value(before, name, **queries)
