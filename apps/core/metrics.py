@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache, wraps
 from typing import Any, TypeVar
 
+from django.conf import settings
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.registry import Collector
 
@@ -133,8 +134,6 @@ class AnswersBeforeDjango:
         self.application = application
 
     def __call__(self, environ, start_response):
-        from django.conf import settings
-
         if not settings.CMS_METRICS_TOKEN:
             return self.application(environ, start_response)
         started = time.perf_counter()
