@@ -1,6 +1,6 @@
 """`make stress`: the server under sustained load and faults, each scenario ending with a pass/fail verdict.
 
-    python -m bench.stress [--db sqlite,postgres] [--minutes 10] [--only mixed,kill_worker,db_restart,rev_race,fault_tests] [--smoke]
+    python -m bench.stress [--db sqlite,postgres] [--minutes 10] [--only mixed,kill_worker,db_restart,rev_race,fault_tests,backup] [--smoke]
 
 Scenarios (each against a real gunicorn server with the `make run` configuration, on a small seeded database):
 
@@ -16,6 +16,8 @@ Scenarios (each against a real gunicorn server with the `make run` configuration
 - ``fault_tests``: the fault scenarios that need to reach inside the process, as tests run on the database (a worker
   killed during an import resumes to the same final state, a full disk or quota during upload and import leaves no
   orphan file or record, concurrent ``_rev`` writers, the XML attack corpus).
+- ``backup``: back up a populated instance, restore it into a fresh one, compare every API answer
+  (bench/stress_backup.py).
 - ``db_restart`` (PostgreSQL only): PostgreSQL is restarted under load; while it is down the API answers 503 in the
   envelope with ``Retry-After``, and afterwards it answers 200 again without restarting the server.
 
@@ -42,7 +44,9 @@ from pathlib import Path
 
 import requests
 
+from bench import stress_tasks
 from bench.run import PG_DEFAULT, RESULTS, ROOT, Server, prepare
+from bench.stress_backup import scenario_backup
 
 RSS_GROWTH_MB = 64
 COLLECTION = "/_cms/api/content/bench"
@@ -469,7 +473,13 @@ SCENARIOS = {
     "db_restart": scenario_db_restart,
     "rev_race": scenario_rev_race,
     "fault_tests": scenario_fault_tests,
+    "backup": scenario_backup,  # bench/stress_backup.py
+    # Background work (bench/stress_tasks.py).
+    "publish_during_import": stress_tasks.scenario_publish_during_import,
+    "kill_import_worker": stress_tasks.scenario_kill_import_worker,
 }
+# Long, or needing PostgreSQL, or already in make test: not in --smoke.
+SLOW = ("db_restart", "fault_tests", "backup", "publish_during_import", "kill_import_worker")
 
 
 def main() -> int:
@@ -488,7 +498,7 @@ def main() -> int:
     if args.smoke:
         args.db, args.minutes, args.entries = args.db or "sqlite", 0.1, 200
         # The restart needs PostgreSQL, and the fault tests already run in make test.
-        args.only = [name for name in args.only if name not in ("db_restart", "fault_tests")]
+        args.only = [name for name in args.only if name not in SLOW]
     args.db = args.db or "sqlite,postgres"
     RESULTS.mkdir(parents=True, exist_ok=True)
     work = args.work or RESULTS / ("stress-smoke-work" if args.smoke else "stress-work")

@@ -100,6 +100,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_ratelimit",
     "oauth2_provider",
+    "django_tasks",
+    "django_tasks_db",
     "apps.core",
     "apps.accounts",
     "apps.media",
@@ -115,6 +117,7 @@ INSTALLED_APPS = [
     "apps.importer",
     "apps.webhooks",
     "apps.studio",
+    "apps.background",
 ]
 
 MIDDLEWARE = [
@@ -580,6 +583,8 @@ CMS_RENDITION_WIDTHS = [
 # refused with 422 before its pixels are read (decompression bombs).
 CMS_RENDITION_MAX_DIMENSION = env_int("CMS_RENDITION_MAX_DIMENSION", 4000)
 CMS_RENDITION_MAX_SOURCE_PIXELS = env_int("CMS_RENDITION_MAX_SOURCE_PIXELS", 50_000_000)
+# A worker makes every preset and srcset rendition of an uploaded image ahead of its first request.
+CMS_RENDITIONS_AHEAD = env_bool("CMS_RENDITIONS_AHEAD", True)
 STATIC_URL = "/static/"
 STATIC_ROOT = Path(env("STATIC_ROOT", str(VAR_DIR / "static")))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
@@ -657,6 +662,11 @@ CMS_WEBHOOK_CONCURRENCY = env_int("CMS_WEBHOOK_CONCURRENCY", 8)
 CMS_WEBHOOK_RESPONSE_EXCERPT = 1024
 # Finished deliveries (and their attempts) are deleted after this many days.
 CMS_WEBHOOK_RETENTION_DAYS = env_int("CMS_WEBHOOK_RETENTION_DAYS", 30)
+# Retention (docs/operations.md "Retention"): audit events older than this many days are deleted by
+# `manage.py cms_prune` (apps/plugins/retention.py); 0 keeps them forever. Finished background-task records follow
+# CMS_TASK_RETENTION_DAYS (below, with the task engine). Rows deleted per transaction: CMS_RETENTION_BATCH_SIZE.
+CMS_AUDIT_RETENTION_DAYS = env_int("CMS_AUDIT_RETENTION_DAYS", 365)
+CMS_RETENTION_BATCH_SIZE = env_int("CMS_RETENTION_BATCH_SIZE", 1000)
 # How long a rotated-out secret still signs beside the new one, unless the rotation says otherwise.
 CMS_WEBHOOK_SECRET_GRACE_SECONDS = env_int("CMS_WEBHOOK_SECRET_GRACE_SECONDS", 24 * 3600)
 
@@ -695,6 +705,29 @@ CMS_TERM_URL_PATTERN = env("CMS_TERM_URL_PATTERN", "/{taxonomy}/{slug}")
 CMS_MCP_COMPACT_TEXT_CHARS = env_int("CMS_MCP_COMPACT_TEXT_CHARS", 200)
 # tools/list also offers content_create_<collection> and content_update_<collection>, typed by each collection's schema.
 CMS_MCP_COLLECTION_TOOLS = env_bool("CMS_MCP_COLLECTION_TOOLS", False)
+
+# --- Background work (docs/operations.md "Background work") -------------------------------------------------------
+
+# Django's Tasks API (the django-tasks backport): every piece of background work is a task on a queue. The database
+# backend is the default (no extra server); CMS_TASK_BACKEND names another backend class for large deployments.
+CMS_TASK_QUEUES = ["publishing", "mail", "webhooks", "imports", "renditions", "maintenance"]
+TASKS = {
+    "default": {
+        "BACKEND": env("CMS_TASK_BACKEND", "django_tasks_db.DatabaseBackend"),
+        "QUEUES": CMS_TASK_QUEUES,
+    }
+}
+# How often each worker process records that it is alive, and after how long without a word it is taken to be dead
+# (its running tasks go back to their queues).
+CMS_WORKER_BEAT_SECONDS = env_float("CMS_WORKER_BEAT_SECONDS", 5.0)
+CMS_WORKER_DEAD_SECONDS = env_float("CMS_WORKER_DEAD_SECONDS", 60.0)
+# Seconds an idle queue waits before looking for work again (scheduled publishing is due within about this long).
+CMS_WORKER_POLL_SECONDS = env_float("CMS_WORKER_POLL_SECONDS", 1.0)
+# Finished task records (successful or failed) are deleted after this many days; 0 keeps them.
+CMS_TASK_RETENTION_DAYS = env_int("CMS_TASK_RETENTION_DAYS", 14)
+# A mail the server refused or did not take is tried again this many times in all, waiting base · 2^n seconds.
+CMS_MAIL_ATTEMPTS = env_int("CMS_MAIL_ATTEMPTS", 6)
+CMS_MAIL_RETRY_BASE_SECONDS = env_float("CMS_MAIL_RETRY_BASE_SECONDS", 30.0)
 
 # --- Logging --------------------------------------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Serve the CMS: the background worker (scheduled publishing, import jobs) beside gunicorn. Stopping either stops both.
+# Serve the CMS: the background worker (scheduled publishing, mail, webhooks, imports: every queue) beside gunicorn.
+# Stopping either stops both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PY:-${VENV:-.venv}/bin/python}"

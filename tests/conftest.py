@@ -41,6 +41,11 @@ def pytest_runtest_setup(item):
 
         if connection.vendor != "postgresql":
             pytest.skip("needs PostgreSQL; runs in the PostgreSQL pass of `make test`")
+    if item.get_closest_marker("requires_sqlite"):
+        from django.db import connection
+
+        if connection.vendor != "sqlite":
+            pytest.skip("needs SQLite; runs in the SQLite pass of `make test`")
 
 
 class ApiClient(APIClient):

@@ -125,3 +125,17 @@ def make_media(
         **fields,
     )
     return item
+
+
+def database_url() -> str:
+    """The test database as a DATABASE_URL, for a subprocess (a worker, a server) to use the same one."""
+    from django.db import connection
+
+    settings = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{settings['NAME']}"
+    password = f":{settings['PASSWORD']}" if settings.get("PASSWORD") else ""
+    return (
+        f"postgres://{settings['USER']}{password}@{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/"
+        f"{settings['NAME']}"
+    )

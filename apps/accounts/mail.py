@@ -1,28 +1,27 @@
-"""Outgoing mail (sign-in links, invitations) through Django's email backend, delivered off the request thread.
+"""Outgoing mail (sign-in links, invitations) as tasks on the ``mail`` queue, tried again when the server fails.
 
-A message is rendered at once, handed over when the surrounding transaction commits (a rolled-back invitation sends
-nothing), and delivered by a small thread pool. The request does not wait for the mail server, so a request for a
-sign-in link takes the same path whether or not the address has an account: answering only after an SMTP round trip
-would tell an attacker which addresses exist (SPEC §4.9: no account enumeration). Delivery failures are logged with
-the recipient's domain only; the link itself never reaches the log.
+A message is rendered at once and enqueued with the surrounding transaction (a rolled-back invitation sends nothing);
+a worker delivers it. The request does not wait for the mail server, so a request for a sign-in link takes the same
+path whether or not the address has an account: answering only after an SMTP round trip would tell an attacker which
+addresses exist (SPEC §4.9: no account enumeration). A failed delivery (the server refused or did not answer) is tried
+again after an exponential backoff, up to CMS_MAIL_ATTEMPTS times. Failures are logged with the recipient's domain
+only; the link itself never reaches the log, and a sent message's task record keeps no copy of it.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+import smtplib
 
 from django.conf import settings
 from django.core.mail import EmailMessage
-from django.db import transaction
 from django.template.loader import render_to_string
+from django_tasks import task
+
+from apps.background import runner
+from apps.background.queues import MAIL, enqueue, retry_or_raise
 
 logger = logging.getLogger("cms.mail")
-
-_executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cms-mail")
-_pending: set[Future] = set()
-_lock = threading.Lock()
 
 
 def prepare(*, to: str, subject: str, template: str, context: dict) -> EmailMessage:
@@ -32,11 +31,15 @@ def prepare(*, to: str, subject: str, template: str, context: dict) -> EmailMess
 
 
 def send_after_commit(message: EmailMessage, *, deliver: bool = True) -> None:
-    """Hand ``message`` over for delivery once the surrounding transaction commits.
+    """Enqueue ``message`` with the surrounding transaction.
 
-    ``deliver=False`` hands it over all the same and the delivery thread builds it as for sending, then drops it: a
-    sign-in link request for an address without an account costs the process the same work as one that mails."""
-    transaction.on_commit(lambda: _submit(message, deliver), robust=True)
+    ``deliver=False`` enqueues it all the same and the worker builds it as for sending, then drops it: a sign-in
+    link request for an address without an account costs the request the same work as one that mails."""
+    enqueue(
+        send_mail,
+        message={"subject": message.subject, "body": message.body, "to": list(message.to)},
+        deliver=deliver,
+    )
 
 
 def send_later(*, to: str, subject: str, template: str, context: dict) -> None:
@@ -44,32 +47,43 @@ def send_later(*, to: str, subject: str, template: str, context: dict) -> None:
     send_after_commit(prepare(to=to, subject=subject, template=template, context=context))
 
 
-def _submit(message: EmailMessage, deliver: bool = True) -> None:
-    future = _executor.submit(_deliver, message, deliver)
-    with _lock:
-        _pending.add(future)
-    future.add_done_callback(_forget)
-
-
-def _forget(future: Future) -> None:
-    with _lock:
-        _pending.discard(future)
-
-
-def _deliver(message: EmailMessage, deliver: bool) -> None:
+@task(queue_name=MAIL)
+def send_mail(message: dict, deliver: bool = True, attempt: int = 1) -> int:
+    email = EmailMessage(subject=message["subject"], body=message["body"], to=message["to"])
     if not deliver:
-        message.message()  # what sending costs here before the mail server (the MIME message); nothing leaves
-        return
+        email.message()  # what sending costs here before the mail server (the MIME message); nothing leaves
+        return 0
     try:
-        message.send()
-    except Exception:
-        domain = message.to[0].rpartition("@")[2] if message.to else "?"
-        logger.exception("mail delivery failed", extra={"to_domain": domain, "subject": message.subject})
+        email.send()
+    except (smtplib.SMTPException, OSError) as error:
+        domain = message["to"][0].rpartition("@")[2] if message["to"] else "?"
+        logger.warning(
+            "mail delivery failed",
+            extra={
+                "to_domain": domain,
+                "subject": message["subject"],
+                "attempt": attempt,
+                "error": repr(error),
+            },
+        )
+        retry_or_raise(
+            send_mail,
+            error,
+            message=message,
+            deliver=deliver,
+            attempt=attempt,
+            attempts=settings.CMS_MAIL_ATTEMPTS,
+            base=settings.CMS_MAIL_RETRY_BASE_SECONDS,
+            cap=3600,
+        )
+    return 1
 
 
-def wait(timeout: float = 10) -> None:
-    """Block until every message handed over so far has been delivered or has failed (tests, shutdown)."""
-    with _lock:
-        pending = list(_pending)
-    for future in pending:
-        future.result(timeout=timeout)
+runner.REDACTING.add(send_mail.name)
+
+
+def wait() -> None:
+    """Deliver, in this thread, every message enqueued so far and ready to go (tests, the command line)."""
+    from apps.background.worker import drain
+
+    drain([MAIL])

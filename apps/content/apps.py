@@ -9,8 +9,9 @@ class ContentConfig(AppConfig):
     def ready(self) -> None:
         from apps.accounts import permissions
         from apps.accounts.models import Role
-        from apps.content import receivers, services
-        from apps.core import events, worker
+        from apps.background import registry
+        from apps.content import receivers, tasks
+        from apps.core import events
 
         Rule = permissions.Rule
         permissions.register(
@@ -39,4 +40,4 @@ class ContentConfig(AppConfig):
         events.collection_deleting.connect(
             receivers.on_collection_deleting, dispatch_uid="content.collection_deleting"
         )
-        worker.register("publish_scheduled", lambda: len(services.publish_due()))
+        registry.periodic(tasks.publish_scheduled, every=30, needed=tasks.any_due)

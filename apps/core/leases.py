@@ -62,6 +62,18 @@ class Lease:
             | Q(state=self.running, **{f"{self.field}__isnull": True})
         )
 
+    def any_claimable(self) -> bool:
+        """Whether a worker has a job to take (the periodic sweep's cheap check before it enqueues a run)."""
+        return self.model.objects.filter(self.claimable()).exists()
+
+    def take(self, pk: Any) -> datetime | None:
+        """Take this job if a worker may (``claimable``): answers the lease's timestamp, or None."""
+        stamp = now()
+        taken = self.model.objects.filter(self.claimable(), pk=pk).update(
+            state=self.running, **{self.field: stamp}
+        )
+        return stamp if taken else None
+
     def claim(self, *, order_by: str = "created_at", **changes: Any) -> tuple[Any, datetime] | None:
         """Take the oldest job a worker may take: it becomes running under a fresh lease, with ``changes`` applied.
         Answers its primary key and the lease's timestamp (to renew and release with), or None when there is none."""

@@ -9,8 +9,9 @@ class ImporterConfig(AppConfig):
     def ready(self) -> None:
         from apps.accounts import permissions
         from apps.accounts.models import Role
-        from apps.core import readiness, worker
-        from apps.importer import checks, jobs  # noqa: F401  (checks registers itself)
+        from apps.background import registry
+        from apps.core import readiness
+        from apps.importer import checks, jobs, tasks  # noqa: F401  (checks registers itself)
         from apps.importer.storage import ALIAS
         from apps.media.storage import storage_readiness
 
@@ -21,5 +22,6 @@ class ImporterConfig(AppConfig):
                 "import.run": permissions.Rule("admin", Role.ADMIN),
             }
         )
-        worker.register("import_jobs", jobs.run_queued, stop=jobs.release_held)
+        registry.periodic(tasks.import_jobs, every=10, needed=tasks.job_waiting)
+        registry.on_stop("import_jobs", jobs.release_held)
         readiness.register("importStorage", storage_readiness(ALIAS, "import"))

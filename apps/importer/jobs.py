@@ -1,6 +1,6 @@
-"""Where a job runs: in the request for small files, in ``manage.py worker`` for large ones.
+"""Where a job runs: in the request for small files, in a worker's ``imports`` queue for large ones.
 
-The worker takes one queued job per pass (or a running one whose worker died: its lease expired), claiming it with a
+The worker takes one queued job per task (or a running one whose worker died: its lease expired), claiming it with a
 conditional update so two workers never run the same job, and runs it for a time slice: to its end, pause or
 failure, or until the slice is over. Then the worker's other tasks (scheduled publishing) get their turn, and the
 worker's next pass goes on with the same job where the slice stopped, reading on from the same open reader; only
@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
+from django.db import transaction
 
+from apps.background.queues import enqueue
 from apps.importer.models import JOB_LEASE, ImportJob, JobState
 from apps.importer.pipeline import OpenReader, run_job
+from apps.importer.tasks import import_jobs
 
 
 def runs_in_request(job: ImportJob) -> bool:
@@ -78,6 +81,30 @@ def run_queued() -> int:
     else:
         reader.close()
     return 1
+
+
+def holding() -> bool:
+    """Whether this worker process keeps a job whose slice ended unfinished (it goes on with it next)."""
+    return _held is not None
+
+
+def queue(job: ImportJob) -> ImportJob:
+    """Hand a queued job to the workers (its task is written with the caller's transaction)."""
+    with transaction.atomic():
+        enqueue(import_jobs)
+    return job
+
+
+def start(job: ImportJob) -> tuple[ImportJob, bool]:
+    """Run a small job in this request; queue a large one for a worker. Answers the job and whether it ran.
+
+    The request takes the job's lease before running it, as a worker would: a worker's sweep that found the job
+    waiting at that moment gets nothing, and the other way round the request answers 202 with the worker's job."""
+    if not runs_in_request(job):
+        return queue(job), False
+    if JOB_LEASE.take(job.pk) is None:
+        return ImportJob.objects.select_related("analysis", "created_by").get(pk=job.pk), False
+    return run_now(job), True
 
 
 def release_held() -> None:

@@ -118,14 +118,9 @@ def present_renditions(item: MediaItem) -> dict:
     if not renditions.renderable(item.mime_type):
         return {"renditions": None, "srcset": None}
     presets = {name: renditions.preset_url(item, name) for name in settings.CMS_RENDITION_PRESETS}
-    widths = sorted(set(settings.CMS_RENDITION_WIDTHS))
-    if item.width and widths:
-        # Renditions are never enlarged: past the image's own width a srcset entry would repeat the last one.
-        widest = min(item.width, settings.CMS_RENDITION_MAX_DIMENSION)
-        widths = [width for width in widths if width < widest] + [widest]
     srcset = [
         {"width": width, "url": renditions.rendition_url(item, renditions.Params(w=width))}
-        for width in widths
+        for width in renditions.srcset_widths(item)
     ]
     return {"renditions": presets or None, "srcset": srcset or None}
 

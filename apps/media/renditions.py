@@ -206,6 +206,23 @@ def preset_url(item, name: str) -> str:
     )
 
 
+def srcset_widths(item) -> list[int]:
+    """The widths a media answer's ``srcset`` offers for ``item``."""
+    widths = sorted(set(settings.CMS_RENDITION_WIDTHS))
+    if item.width and widths:
+        # Renditions are never enlarged: past the image's own width a srcset entry would repeat the last one.
+        widest = min(item.width, settings.CMS_RENDITION_MAX_DIMENSION)
+        widths = [width for width in widths if width < widest] + [widest]
+    return widths
+
+
+def offered(item) -> list[Params]:
+    """Every rendition a media answer links to (its presets and srcset), which a worker makes ahead of requests."""
+    return [preset_params(name) for name in settings.CMS_RENDITION_PRESETS] + [
+        Params(w=width) for width in srcset_widths(item)
+    ]
+
+
 def renderable(mime_type: str | None) -> bool:
     return (mime_type or "") in SOURCE_TYPES
 

@@ -32,7 +32,7 @@ from apps.core import events
 from apps.core.db.locks import transaction_lock
 from apps.core.errors import InsufficientStorage, ValidationError, storage_full
 from apps.core.ids import new_id
-from apps.media import renditions, storage
+from apps.media import renditions, storage, tasks
 from apps.media.analysis import Analysis, analyse, mime_allowed, same_bytes
 from apps.media.errors import MediaTooLarge, MediaTypeRefused, StorageQuotaExceeded, StorageUnavailable
 from apps.media.metadata import without_metadata
@@ -232,6 +232,7 @@ def _upload(
         author=actor.user,
     )
     events.media_changed.send(sender=MediaItem, media=item, action="upload", deduplicated=False, actor=actor)
+    tasks.make_later(item)
     return item, False
 
 
@@ -280,6 +281,7 @@ def media_create(
         author=actor.user,
     )
     events.media_changed.send(sender=MediaItem, media=item, action="create", deduplicated=False, actor=actor)
+    tasks.make_later(item)
     return item, False
 
 
@@ -301,6 +303,8 @@ def media_update(*, actor: Actor, item: MediaItem, changes: dict[str, Any]) -> M
         setattr(item, name, ("" if value is None else value) if name in ("alt", "caption") else value)
     item.save()
     events.media_changed.send(sender=MediaItem, media=item, action="update", deduplicated=False, actor=actor)
+    if "focalPoint" in changes:
+        tasks.make_later(item)  # crops follow the focal point: new renditions
     return item
 
 

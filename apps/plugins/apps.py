@@ -9,11 +9,13 @@ class PluginsConfig(AppConfig):
     def ready(self) -> None:
         from django.conf import settings
         from django.core.signals import request_started
+        from django_tasks.signals import task_started
 
         from apps.accounts import permissions
         from apps.accounts.models import Role
-        from apps.core import events, worker
-        from apps.plugins import receivers, registry
+        from apps.background import registry as background
+        from apps.core import events
+        from apps.plugins import receivers, registry, tasks
 
         Rule = permissions.Rule
         permissions.register(
@@ -23,9 +25,10 @@ class PluginsConfig(AppConfig):
             }
         )
         registry.load(settings.CMS_PLUGINS)
-        # Enabled flags are read again by each request and each worker pass (another process may have changed them).
+        # Enabled flags are read again by each request and each task (another process may have changed them).
         request_started.connect(registry.invalidate, dispatch_uid="plugins.invalidate")
-        worker.register("plugin_state", registry.refresh)
+        task_started.connect(registry.invalidate, dispatch_uid="plugins.invalidate_task")
+        background.periodic(tasks.prune_audit_log, every=3600, needed=tasks.audit_expired)
         events.entry_changed.connect(receivers.on_entry_changed, dispatch_uid="plugins.entry_changed")
         events.entries_created.connect(receivers.on_entries_created, dispatch_uid="plugins.entries_created")
         events.entry_deleting.connect(receivers.on_entry_deleting, dispatch_uid="plugins.entry_deleting")

@@ -130,12 +130,6 @@ def invalidate(**_: Any) -> None:
     _enabled = None
 
 
-def refresh() -> int:
-    """One pass of ``manage.py worker``: forget the flags, so this pass sees changes made by other processes."""
-    invalidate()
-    return 0
-
-
 def _flags() -> dict[str, bool]:
     global _enabled
     flags = _enabled

@@ -9,8 +9,9 @@ class SearchConfig(AppConfig):
     def ready(self) -> None:
         from apps.accounts import permissions
         from apps.accounts.models import Role
-        from apps.core import events, worker
-        from apps.search import receivers, services
+        from apps.background import registry
+        from apps.core import events
+        from apps.search import receivers, tasks
 
         Rule = permissions.Rule
         permissions.register(
@@ -22,7 +23,7 @@ class SearchConfig(AppConfig):
                 "search.rebuild": Rule("admin", Role.ADMIN),
             }
         )
-        worker.register("search_rebuild_jobs", services.search_rebuild_jobs_run)
+        registry.periodic(tasks.search_rebuild_jobs, every=10, needed=tasks.rebuild_waiting)
         events.entry_changed.connect(receivers.on_entry_changed, dispatch_uid="search.entry_changed")
         events.entries_created.connect(receivers.on_entries_created, dispatch_uid="search.entries_created")
         events.entry_deleting.connect(receivers.on_entry_deleting, dispatch_uid="search.entry_deleting")

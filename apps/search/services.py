@@ -22,6 +22,7 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 
 from apps.accounts.permissions import Actor, authorize
+from apps.background.queues import enqueue
 from apps.content.models import Entry
 from apps.core.errors import ValidationError
 from apps.core.leases import LeaseLost
@@ -32,6 +33,7 @@ from apps.search.backends import get_search_backend
 from apps.search.backends.base import DocumentRow, SearchBackend
 from apps.search.documents import documents_for
 from apps.search.models import REBUILD_JOB_LEASE, RebuildJobState, SearchRebuild, SearchRebuildJob
+from apps.search.tasks import search_rebuild_jobs
 
 BATCH_SIZE = 500
 log = logging.getLogger(__name__)
@@ -302,6 +304,7 @@ def search_rebuild_job_create(
         total=Entry.objects.filter(collection__in=targets).count(),
         requested_by=actor.user,
     )
+    enqueue(search_rebuild_jobs)
     for dead in stale:
         # Conditional on the lease read: a worker taking the job over at this moment keeps it, and then two
         # rebuilds run one after the other, which is wasteful but correct (rebuilds are idempotent).

@@ -9,12 +9,13 @@ class WebhooksConfig(AppConfig):
     def ready(self) -> None:
         from apps.accounts import permissions
         from apps.accounts.models import Role
-        from apps.core import events, worker
-        from apps.webhooks import delivery, receivers
+        from apps.background import registry
+        from apps.core import events
+        from apps.webhooks import receivers, tasks
 
         # Endpoints see every change and hold signing secrets: configuration, for admins.
         permissions.register({"webhooks.manage": permissions.Rule("admin", Role.ADMIN)})
-        worker.register("webhooks", delivery.run_pass)
+        registry.periodic(tasks.deliver_webhooks, every=1, needed=tasks.work_waiting)
         connections = (
             (events.entry_changed, receivers.on_entry_changed),
             (events.entries_created, receivers.on_entries_created),

@@ -355,6 +355,14 @@ def prune(*, before: datetime | None = None) -> int:
     return deleted.get(Delivery._meta.label, 0)
 
 
+def work_waiting() -> bool:
+    """Whether a pass has anything to do: an event not yet fanned out, or a delivery due."""
+    return (
+        Event.objects.filter(fanned_out=False).exists()
+        or Delivery.objects.filter(_due(timefmt.now())).exists()
+    )
+
+
 def run_pass() -> int:
     """Turn new events into deliveries, send what is due now (one batch), prune old rows about once an hour.
     Answers how many deliveries were attempted."""

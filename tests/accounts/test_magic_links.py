@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import re
-import threading
+import smtplib
 from datetime import timedelta
+from io import StringIO
 
 import pytest
 from django.core import mail as django_mail
 from django.core.mail.backends.locmem import EmailBackend
+from django.core.management import call_command
 from django.db import connection
 from django.test import Client, override_settings
 from django.test.signals import template_rendered
 from django.test.utils import CaptureQueriesContext
+from django_tasks_db.models import DBTaskResult
 
 from apps.accounts import mail
 from apps.accounts.models import MagicLink, Role
@@ -84,31 +87,61 @@ def test_a_link_row_without_a_user_signs_nobody_in():
     assert MagicLink.objects.get().used_at is None
 
 
-class SlowBackend(EmailBackend):
-    """A mail server that does not answer until the test says so."""
-
-    release = threading.Event()
-    entered = threading.Event()
+class RefusingBackend(EmailBackend):
+    """A mail server that refuses every message."""
 
     def send_messages(self, messages):
-        self.entered.set()
-        assert self.release.wait(10)
-        return super().send_messages(messages)
+        raise smtplib.SMTPServerDisconnected("Connection unexpectedly closed")
 
 
-@pytest.mark.django_db(transaction=True)
-def test_the_answer_does_not_wait_for_the_mail_server(member):
-    # The request returns while delivery is still blocked, so its timing cannot reveal whether a mail was sent.
-    SlowBackend.release.clear()
-    SlowBackend.entered.clear()
-    with override_settings(EMAIL_BACKEND="tests.accounts.test_magic_links.SlowBackend"):
-        response = ApiClient().post(SEND, {"email": member.email}, format="json")
-        assert response.status_code == 200
-        assert SlowBackend.entered.wait(10)
-        assert django_mail.outbox == []
-        SlowBackend.release.set()
-        mail.wait()
+def mail_tasks():
+    return list(DBTaskResult.objects.filter(queue_name="mail").order_by("enqueued_at"))
+
+
+def test_the_answer_does_not_wait_for_the_mail_server(api, member):
+    # The request only enqueues the mail, so its timing cannot reveal whether a mail was sent; a worker sends it.
+    response = api.post(SEND, {"email": member.email}, format="json")
+    assert response.status_code == 200
+    assert django_mail.outbox == []
+    [queued] = mail_tasks()
+    assert (queued.status, queued.args_kwargs["kwargs"]["deliver"]) == ("READY", True)
+
+    assert call_command_out("worker", "--once", "--queues", "mail") == "send_mail: 1\n"
+
     assert len(django_mail.outbox) == 1
+    # The sent link is not kept in the task's record.
+    [sent] = mail_tasks()
+    assert (sent.status, sent.args_kwargs) == ("SUCCESSFUL", {"args": [], "kwargs": {"redacted": True}})
+
+
+def test_a_refused_mail_is_tried_again_later_and_given_up_after_the_last_attempt(api, member, settings):
+    settings.EMAIL_BACKEND = "tests.accounts.test_magic_links.RefusingBackend"
+    settings.CMS_MAIL_ATTEMPTS = 2
+    assert api.post(SEND, {"email": member.email}, format="json").status_code == 200
+
+    call_command_out("worker", "--once", "--queues", "mail")
+    first, second = mail_tasks()
+    assert (first.status, first.exception_class_path) == ("FAILED", "apps.background.queues.TryAgain")
+    assert first.args_kwargs == {"args": [], "kwargs": {"redacted": True}}
+    assert second.status == "READY" and second.args_kwargs["kwargs"]["attempt"] == 2
+    # Its turn comes after the backoff (CMS_MAIL_RETRY_BASE_SECONDS), not at once.
+    wait = (second.run_after - first.finished_at).total_seconds()
+    assert settings.CMS_MAIL_RETRY_BASE_SECONDS - 5 <= wait <= settings.CMS_MAIL_RETRY_BASE_SECONDS + 5
+    assert call_command_out("worker", "--once", "--queues", "mail") == ""
+
+    DBTaskResult.objects.filter(pk=second.pk).update(run_after=now())
+    call_command_out("worker", "--once", "--queues", "mail")
+    assert [(each.status, each.exception_class_path) for each in mail_tasks()] == [
+        ("FAILED", "apps.background.queues.TryAgain"),
+        ("FAILED", "smtplib.SMTPServerDisconnected"),
+    ]
+    assert django_mail.outbox == []
+
+
+def call_command_out(*args) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
 
 
 def test_opening_the_link_shows_a_page_and_uses_nothing(api, member, delivered):
@@ -279,20 +312,22 @@ def test_a_stored_next_off_this_site_is_not_followed(api, member, delivered):
 
 def work_of_a_request(api, capture, email: str) -> tuple[list[str], list[str], int]:
     """What a link request for ``email`` does: its statements (first word: SELECT, INSERT …), the templates it renders,
-    and how many callbacks it leaves for after commit (handing mail over)."""
+    and how many mail tasks it enqueues."""
     templates: list[str] = []
 
     def rendered(sender, template, context, **kwargs):
         templates.append(template.name)
 
+    before = DBTaskResult.objects.filter(queue_name="mail").count()
     template_rendered.connect(rendered)
     try:
-        with capture(execute=True) as callbacks, CaptureQueriesContext(connection) as queries:
+        with capture(execute=True), CaptureQueriesContext(connection) as queries:
             assert api.post(SEND, {"email": email}, format="json").status_code == 200
     finally:
         template_rendered.disconnect(rendered)
     mail.wait()
-    return [query["sql"].split()[0].upper() for query in queries.captured_queries], templates, len(callbacks)
+    enqueued = DBTaskResult.objects.filter(queue_name="mail").count() - before
+    return [query["sql"].split()[0].upper() for query in queries.captured_queries], templates, enqueued
 
 
 def test_known_and_unknown_addresses_cost_the_same_work(

@@ -10,6 +10,7 @@ from unittest import mock
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
 from apps.accounts.models import Role
@@ -303,3 +304,43 @@ def test_small_pngs_render(api, db):
     assert response.status_code == 200
     with Image.open(io.BytesIO(response.content)) as picture:
         assert picture.size == (8, 6)
+
+
+# --- made ahead by a worker (issue 24) --------------------------------------------------------------------------------
+
+
+def worker_pass(*queues: str) -> str:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("worker", "--once", "--queues", ",".join(queues), stdout=out)
+    return out.getvalue()
+
+
+def test_a_worker_makes_every_offered_rendition_of_an_upload_before_anyone_asks(admin_api, api, media_root):
+    upload = admin_api.post(
+        f"{MEDIA}", {"file": SimpleUploadedFile("photo.jpg", photo((800, 600)))}, format="multipart"
+    )
+    assert upload.status_code == 201, upload.json()
+    item = upload.json()["data"]
+    offered = [*item["renditions"].values(), *(each["url"] for each in item["srcset"])]
+    assert rendition_files(media_root) == []
+
+    assert worker_pass("renditions") == f"make_renditions: {len(offered)}\n"
+
+    assert len(rendition_files(media_root)) == len(offered)
+    with mock.patch("apps.media.renditions.render", side_effect=AssertionError("rendered again")):
+        for url in offered:
+            assert api.get(path_of(url)).status_code == 200, url
+    # Made once: another pass has nothing to render.
+    assert worker_pass("renditions") == ""
+
+
+def test_files_that_are_not_images_get_no_rendition_task(admin_api, media_root):
+    from django_tasks_db.models import DBTaskResult
+
+    upload = admin_api.post(f"{MEDIA}", {"file": SimpleUploadedFile("a.pdf", PDF_BYTES)}, format="multipart")
+    assert upload.status_code == 201
+    assert not DBTaskResult.objects.filter(queue_name="renditions").exists()

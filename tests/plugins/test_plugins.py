@@ -182,12 +182,17 @@ def test_a_change_made_by_another_process_is_seen_at_the_next_request(admin_api,
     assert registry.is_enabled("callout") is False
 
 
-def test_the_worker_rereads_the_flags_each_pass(posts):
-    from apps.core import worker
+def test_the_worker_rereads_the_flags_for_each_task(posts):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from apps.content.tasks import publish_scheduled
 
     assert registry.is_enabled("callout")
     PluginState.objects.create(plugin_id="callout", enabled=False)
-    worker.TASKS["plugin_state"]()
+    publish_scheduled.enqueue()
+    call_command("worker", "--once", stdout=StringIO())
     assert registry.is_enabled("callout") is False
 
 

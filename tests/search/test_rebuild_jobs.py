@@ -9,10 +9,11 @@ import pytest
 from django.conf import settings
 
 from apps.accounts.models import Role
-from apps.core import leases, worker
+from apps.core import leases
 from apps.core.timefmt import now
 from apps.search import services
 from apps.search.models import SearchDocument, SearchRebuildJob
+from apps.search.tasks import search_rebuild_jobs
 from tests.search.conftest import REBUILD, article, error_of, index_state
 
 JOBS = f"{REBUILD}/jobs"
@@ -114,14 +115,14 @@ def test_a_rebuild_whose_worker_died_is_taken_over_once_its_lease_expires(
     job = admin_api.post(JOBS, {"collections": ["articles"]}, format="json").json()["data"]
     _dies_after_first_batch(monkeypatch)
     with pytest.raises(WorkerKilled):
-        worker.TASKS["search_rebuild_jobs"]()
+        search_rebuild_jobs.call()
     monkeypatch.undo()
     left = admin_api.get(f"{JOBS}/{job['id']}").json()["data"]
     assert (left["state"], left["done"]) == ("running", 2)
 
     # Within its lease the job may still be running somewhere: a second worker leaves it alone, and asking for a
     # rebuild answers it.
-    assert worker.TASKS["search_rebuild_jobs"]() == 0
+    assert search_rebuild_jobs.call() == 0
     assert admin_api.get(f"{JOBS}/{job['id']}").json()["data"] == left
     again = admin_api.post(JOBS, {}, format="json")
     assert (again.status_code, again.json()["data"]["id"], again.json()["data"]["state"]) == (
@@ -134,12 +135,12 @@ def test_a_rebuild_whose_worker_died_is_taken_over_once_its_lease_expires(
     # start, to its end.
     later = now() + timedelta(seconds=settings.CMS_SEARCH_REBUILD_LEASE_SECONDS + 1)
     monkeypatch.setattr(leases, "now", lambda: later)
-    assert worker.TASKS["search_rebuild_jobs"]() == 1
+    assert search_rebuild_jobs.call() == 1
     done = admin_api.get(f"{JOBS}/{job['id']}").json()["data"]
     assert (done["state"], done["done"], done["total"], done["error"]) == ("done", 3, 3, "")
     assert done["result"]["entries"] == 3
     assert index_state() == expected
-    assert worker.TASKS["search_rebuild_jobs"]() == 0
+    assert search_rebuild_jobs.call() == 0
 
 
 def test_asking_for_a_rebuild_does_not_answer_one_whose_worker_died(admin_api, articles, three):
@@ -161,10 +162,10 @@ def test_asking_for_a_rebuild_does_not_answer_one_whose_worker_died(admin_api, a
     )
 
     # The worker runs the new rebuild only: the dead one is not started again.
-    assert worker.TASKS["search_rebuild_jobs"]() == 1
+    assert search_rebuild_jobs.call() == 1
     assert admin_api.get(f"{JOBS}/{fresh['id']}").json()["data"]["state"] == "done"
     assert admin_api.get(f"{JOBS}/{stuck['id']}").json()["data"]["state"] == "failed"
-    assert worker.TASKS["search_rebuild_jobs"]() == 0
+    assert search_rebuild_jobs.call() == 0
     assert index_state() == expected
 
 
@@ -187,6 +188,6 @@ def test_a_worker_whose_job_was_taken_over_stops_without_writing_to_it(
         return original(**{**options, "progress": spy, "batch_size": 2})
 
     monkeypatch.setattr(services, "collection_index", overtaken)
-    assert worker.TASKS["search_rebuild_jobs"]() == 1
+    assert search_rebuild_jobs.call() == 1
     left = SearchRebuildJob.objects.get(pk=job["id"])
     assert (left.state, left.done, left.result, left.lease_renewed_at) == ("running", 0, None, other)

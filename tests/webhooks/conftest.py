@@ -18,8 +18,8 @@ import pytest
 from django.core.management import call_command
 
 from apps.core import timefmt
-from apps.core.worker import TASKS
 from apps.webhooks import delivery
+from apps.webhooks.tasks import deliver_webhooks
 
 
 class Receiver:
@@ -141,9 +141,8 @@ def fixed_jitter(monkeypatch):
 
 
 def run_worker() -> int:
-    """One pass of the webhooks task as the worker registered it (``manage.py worker`` runs the same function;
-    the command itself closes the test's connection, so tests with ``transactional_db`` use it)."""
-    return TASKS["webhooks"]()
+    """One run of the webhooks task, in this thread (``manage.py worker`` runs the same task from its queue)."""
+    return deliver_webhooks.call()
 
 
 def run_worker_command() -> str:

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from apps.accounts.permissions import Actor, authorize
+from apps.background.queues import enqueue
 from apps.content import states
 from apps.content.errors import InvalidTransition
 from apps.content.models import Entry, Status
@@ -25,6 +26,7 @@ from apps.content.services.shared import (
     save,
     slug_taken,
 )
+from apps.content.tasks import publish_scheduled
 from apps.core import metrics
 from apps.core.errors import Conflict, ValidationError
 from apps.core.timefmt import iso, now
@@ -100,6 +102,8 @@ def entry_schedule(
             details={"scheduledAt": f"{iso(scheduled_at)} is not in the future (now {iso(now())})."}
         )
     save(entry, entry.version, status=Status.SCHEDULED, scheduled_at=scheduled_at)
+    # Its own task at its time (written with the entry, so it exists exactly when the schedule does).
+    enqueue(publish_scheduled, run_after=scheduled_at)
     changed(entry, "schedule", actor)
     return entry
 
@@ -174,6 +178,10 @@ def entry_restore(*, actor: Actor, entry: Entry | str, collection: Collection | 
 
 def _due(moment: datetime) -> Q:
     return Q(status=Status.SCHEDULED, scheduled_at__lte=moment)
+
+
+def any_due() -> bool:
+    return Entry.objects.filter(_due(now())).exists()
 
 
 def publish_due(*, at: datetime | None = None, limit: int = 200) -> list[Entry]:

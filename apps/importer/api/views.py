@@ -139,10 +139,8 @@ class ImportViewSet(UploadLimitMixin, CmsViewSet):
             post_type_mappings=_mappings(config.get("postTypeMappings")),
             author_mappings=dict(config.get("authorMappings") or {}),
         )
-        if jobs.runs_in_request(job):
-            job = jobs.run_now(job)
-            return ok(present_job(job))
-        return ok(present_job(job), status=202)
+        job, ran = jobs.start(job)
+        return ok(present_job(job), status=200 if ran else 202)
 
     @endpoint(
         "import.run",
@@ -230,6 +228,5 @@ class ImportJobViewSet(CmsViewSet):
         """The job continues from its cursor: items already imported are not imported again. Small files resume in
         the request (200); larger ones are queued for the worker (202). A running or completed job is 409."""
         job = services.job_resume(actor=actor_from_request(request), job=selectors.job_get(job_id=pk))
-        if jobs.runs_in_request(job):
-            return ok(present_job(jobs.run_now(job)))
-        return ok(present_job(job), status=202)
+        job, ran = jobs.start(job)
+        return ok(present_job(job), status=200 if ran else 202)

@@ -6,7 +6,6 @@ goes on. A crash or a lost database connection loses at most the uncommitted bat
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -56,7 +55,7 @@ class Items:
                 if len(batch) >= batch_size:
                     self._commit(batch, position, loose_terms)
                     batch, loose_terms = [], []
-                    if state.deadline is not None and time.monotonic() >= state.deadline:
+                    if state.out_of_time():
                         if state.reader is not None:
                             state.reader.records, state.reader.position = records, position
                             state.reader.authors = state.authors

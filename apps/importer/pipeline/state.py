@@ -19,6 +19,7 @@ from django.db import transaction
 
 from apps.accounts.models import User
 from apps.accounts.permissions import Actor
+from apps.background.registry import STOPPING
 from apps.core.errors import CmsError
 from apps.core.timefmt import now
 from apps.importer import registry
@@ -255,6 +256,12 @@ class RunState:
         worker's and run it too; its ``updatedAt`` shows it moving meanwhile."""
         if self.renewal_due():
             JOB_LEASE.renew(self.job.pk)
+
+    def out_of_time(self) -> bool:
+        """The slice is over: its deadline has passed, or the worker running it has been told to stop."""
+        if self.deadline is None:
+            return False
+        return time.monotonic() >= self.deadline or STOPPING.is_set()
 
     def renewal_due(self) -> bool:
         moment = time.monotonic()

@@ -24,7 +24,7 @@ from apps.accounts.permissions import authorize, can
 from apps.core import shapes
 from apps.core.errors import CmsError, ValidationError
 from apps.core.timefmt import now
-from apps.importer import selectors, services
+from apps.importer import jobs, selectors, services
 from apps.importer.inputs import ImportProbeIn
 from apps.importer.presenters import present_job
 from apps.media.uploads import limit_uploads, refuse_declared_oversize
@@ -177,6 +177,7 @@ def import_analysis(request, analysis_id: str):
                 },
                 author_mappings=form["authors"],
             )
+            jobs.queue(job)
     except CmsError as exc:
         errors = forms.form_errors(exc.details, analysis.result, form)
         return _analysis_page(request, analysis, form, errors=errors, message=exc.message, status=exc.status)

@@ -1,67 +1,56 @@
-"""``manage.py worker``: the long-running background process (scheduled publishing, import jobs).
+"""``manage.py worker``: run background tasks (apps/background): scheduled publishing, mail, webhooks, imports,
+renditions and upkeep, each queue in its own thread.
 
-Every ``--interval`` seconds it runs one pass of each registered task (apps/core/worker.py). `make run` starts it next
-to the web server; several workers may run at once (each task is safe for that). SIGTERM or SIGINT stops it after the
-current pass; tasks that keep work between passes (an import job's open reader) hand it back then.
+`make run` starts one next to the web server. Any number may run at once, on this machine or others sharing the
+database; ``--queues`` makes one serve only some queues (say, a machine for imports). SIGTERM or SIGINT stops it
+after the tasks in hand; a task cut short by a kill is run again once the worker is seen to be dead.
 """
 
 from __future__ import annotations
 
-import logging
 import signal
-import time
 
-from django.core.management.base import BaseCommand
-from django.db import close_old_connections
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
 
-from apps.core.worker import STOPS, TASKS
-
-logger = logging.getLogger("cms.worker")
+from apps.background.worker import Worker, run_once
 
 
 class Command(BaseCommand):
-    help = "Run background work: publish scheduled entries when due, run queued import jobs."
+    help = "Run background tasks (scheduled publishing, mail, webhooks, imports, renditions, upkeep)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--interval", type=float, default=1.0, help="Seconds between passes (default 1).")
-        parser.add_argument("--once", action="store_true", help="Run one pass of every task and exit.")
+        parser.add_argument(
+            "--queues",
+            default="",
+            help="Comma-separated queues to serve (default: all of them, each in its own thread).",
+        )
+        parser.add_argument(
+            "--interval", type=float, default=None, help="Seconds an idle queue waits before looking again."
+        )
+        parser.add_argument(
+            "--once",
+            action="store_true",
+            help="Run the tasks ready now (and the periodic sweeps) once, then exit.",
+        )
 
-    def handle(self, *args, interval: float, once: bool, **options):
-        self.stopping = False
-        if not once:
-            signal.signal(signal.SIGTERM, self._stop)
-            signal.signal(signal.SIGINT, self._stop)
-            logger.info("worker started", extra={"tasks": sorted(TASKS), "interval": interval})
-        try:
-            self._loop(interval, once)
-        finally:
-            for name, stop in STOPS.items():
-                close_old_connections()
-                try:
-                    stop()
-                except Exception:
-                    logger.exception("task stop failed", extra={"task": name})
-        if not once:
-            logger.info("worker stopped")
+    def handle(self, *args, queues: str, interval: float | None, once: bool, **options):
+        known = list(settings.CMS_TASK_QUEUES)
+        chosen = [name.strip() for name in queues.split(",") if name.strip()] or known
+        unknown = sorted(set(chosen) - set(known))
+        if unknown:
+            raise CommandError(f"Unknown queue(s): {', '.join(unknown)}. The queues are: {', '.join(known)}.")
+        if interval is not None:
+            settings.CMS_WORKER_POLL_SECONDS = interval
+        if once:
+            for name, count in sorted(run_once(chosen).items()):
+                self.stdout.write(f"{name}: {count}")
+            return
+        worker = Worker([[queue] for queue in chosen])
 
-    def _loop(self, interval: float, once: bool) -> None:
-        while not self.stopping:
-            started = time.monotonic()
-            for name, task in TASKS.items():
-                # A lost database connection must not kill the worker: drop it and try again next pass.
-                close_old_connections()
-                try:
-                    handled = task()
-                except Exception:
-                    logger.exception("task failed", extra={"task": name})
-                    continue
-                if handled:
-                    logger.info("task pass", extra={"task": name, "handled": handled})
-                    if once:
-                        self.stdout.write(f"{name}: {handled}")
-            if once:
-                return
-            time.sleep(max(0.0, interval - (time.monotonic() - started)))
+        def stop(signum, frame):
+            worker.stopping.set()
 
-    def _stop(self, signum, frame):
-        self.stopping = True
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        worker.serve()

@@ -1,0 +1,36 @@
+"""The operators' view of background work in the Django admin: the worker processes, with the state of every queue
+above them (django_tasks_db's own admin lists the task records, filterable by queue and status)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from apps.background import selectors
+from apps.background.models import WorkerBeat
+
+
+@admin.register(WorkerBeat)
+class WorkerBeatAdmin(admin.ModelAdmin):
+    change_list_template = "admin/background/workerbeat/change_list.html"
+    list_display = ("host", "pid", "queue_list", "started_at", "seen_at", "finished", "failed")
+    ordering = ("-seen_at",)
+
+    @admin.display(description="queues")
+    def queue_list(self, beat: WorkerBeat) -> str:
+        return ", ".join(beat.queues)
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def changelist_view(self, request, extra_context=None):
+        workers = selectors.live_workers()
+        extra_context = {
+            **(extra_context or {}),
+            "queues": selectors.queue_states(),
+            "unserved": selectors.unserved_queues(workers),
+            "live_workers": len(workers),
+        }
+        return super().changelist_view(request, extra_context)

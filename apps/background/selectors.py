@@ -1,0 +1,66 @@
+"""What the queues hold and who works them: the Django admin's overview, the metrics and the readiness check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db.models import Count, Min, Q
+from django_tasks_db.models import DBTaskResult, get_date_max
+
+from apps.background.models import WorkerBeat
+from apps.core.timefmt import now
+
+
+@dataclass(frozen=True)
+class QueueState:
+    name: str
+    ready: int  # could run now
+    later: int  # waiting for their time (scheduled publications, retries)
+    running: int
+    failed_recently: int  # failed within the last day
+    # How long the oldest ready task has waited: a queue falling behind shows here.
+    oldest_ready_seconds: float
+
+
+def queue_states(moment: datetime | None = None) -> list[QueueState]:
+    moment = moment or now()
+    day_ago = moment - timedelta(days=1)
+    ready = Q(status="READY") & (Q(run_after=get_date_max()) | Q(run_after__lte=moment))
+    rows = {
+        row["queue_name"]: row
+        for row in DBTaskResult.objects.values("queue_name").annotate(
+            ready=Count("pk", filter=ready),
+            later=Count("pk", filter=Q(status="READY") & ~ready),
+            running=Count("pk", filter=Q(status="RUNNING")),
+            failed=Count("pk", filter=Q(status="FAILED", finished_at__gte=day_ago)),
+            oldest=Min("enqueued_at", filter=ready),
+        )
+    }
+    states = []
+    for name in settings.CMS_TASK_QUEUES:
+        row = rows.get(name, {})
+        oldest = row.get("oldest")
+        states.append(
+            QueueState(
+                name=name,
+                ready=row.get("ready", 0),
+                later=row.get("later", 0),
+                running=row.get("running", 0),
+                failed_recently=row.get("failed", 0),
+                oldest_ready_seconds=max(0.0, (moment - oldest).total_seconds()) if oldest else 0.0,
+            )
+        )
+    return states
+
+
+def live_workers(moment: datetime | None = None) -> list[WorkerBeat]:
+    """Worker processes that said they were alive within CMS_WORKER_DEAD_SECONDS."""
+    cutoff = (moment or now()) - timedelta(seconds=settings.CMS_WORKER_DEAD_SECONDS)
+    return list(WorkerBeat.objects.filter(seen_at__gt=cutoff))
+
+
+def unserved_queues(workers: list[WorkerBeat]) -> list[str]:
+    served = {queue for worker in workers for queue in worker.queues}
+    return [name for name in settings.CMS_TASK_QUEUES if name not in served]
