@@ -121,6 +121,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so its timing covers every other layer; it removes itself while metrics are off (CMS_METRICS_TOKEN).
+    "apps.core.middleware.MetricsMiddleware",
     "apps.core.middleware.RequestContextMiddleware",
     "apps.core.compression.CompressionMiddleware",
     "corsheaders.middleware.CorsMiddleware",
@@ -730,6 +732,12 @@ CMS_MAIL_RETRY_BASE_SECONDS = env_float("CMS_MAIL_RETRY_BASE_SECONDS", 30.0)
 # --- Logging --------------------------------------------------------------------------------------------------------
 
 CMS_REQUEST_LOG = env_bool("CMS_REQUEST_LOG", True)
+
+# --- Metrics (docs/operations.md, "Metrics, readiness and logs") ----------------------------------------------------
+
+# Prometheus metrics at /_cms/metrics, answered only with `Authorization: Bearer <this token>`; unset: no such path.
+# Under gunicorn, PROMETHEUS_MULTIPROC_DIR (set by scripts/serve.sh) lets every process's figures be scraped at once.
+CMS_METRICS_TOKEN = env("CMS_METRICS_TOKEN")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
