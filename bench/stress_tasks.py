@@ -46,6 +46,12 @@ def _worker(env: dict[str, str], log: Path) -> subprocess.Popen:
 
 def _start_import(session: requests.Session, url: str, work: Path, tag: str) -> str:
     export = write_wxr(work / f"stress-{tag}.xml", POSTS)
+    # A site of its own per run: an import of the same site again updates its earlier posts instead of creating.
+    text = export.read_text(encoding="utf-8")
+    site = "<wp:base_blog_url>https://example.test</wp:base_blog_url>"
+    export.write_text(
+        text.replace(site, site.replace("example.test", f"{tag}.example.test"), 1), encoding="utf-8"
+    )
     with export.open("rb") as handle:
         analyzed = session.post(
             f"{url}{API}/import/blogplatform/analyze", files={"file": (export.name, handle)}
@@ -77,6 +83,19 @@ def _until_progress(session: requests.Session, url: str, job_id: str, *, beyond:
         if time.monotonic() > deadline:
             raise RuntimeError(f"the import made no progress for two minutes: {job}")
         time.sleep(0.5)
+
+
+def _count(session: requests.Session, url: str) -> int:
+    """Entries of a collection, counted page by page (lists answer cursors, not totals)."""
+    count, cursor = 0, None
+    while True:
+        page = session.get(url, params={"limit": 100, **({"cursor": cursor} if cursor else {})}).json()[
+            "data"
+        ]
+        count += len(page["items"])
+        cursor = page.get("nextCursor")
+        if not cursor:
+            return count
 
 
 def _session(token: str) -> requests.Session:
@@ -204,10 +223,10 @@ def scenario_kill_import_worker(kind, url, env, token, ids, seconds):
             os.kill(worker.pid, signal.SIGKILL)
             worker.wait()
             kills += 1
-            phases.append(job.get("phase"))
+            phases.append(job["progress"]["phase"])
             progress = job["progress"]["current"]
         final = _job(session, server.url, job_id)
-        total = session.get(f"{server.url}{API}/content/stress_{tag}?limit=1").json()["data"].get("total")
+        total = _count(session, f"{server.url}{API}/content/stress_{tag}")
     finally:
         if worker is not None and worker.poll() is None:
             worker.send_signal(signal.SIGTERM)

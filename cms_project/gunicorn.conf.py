@@ -2,6 +2,8 @@
 
 import multiprocessing
 import os
+import shutil
+import tempfile
 from urllib.parse import urlsplit
 
 _host = os.environ.get("HOST", "127.0.0.1")
@@ -38,9 +40,44 @@ keepalive = 5
 # Recycle workers now and then so a slow leak in any library cannot grow without bound.
 max_requests = 20000
 max_requests_jitter = 2000
-# The application logs every request as JSON with its request id; gunicorn's access log would repeat it.
-accesslog = None
+# Gunicorn's own lines in the application's JSON format (cms_project/gunicorn_logging.py). The application already
+# logs every request it answers, with its request id; gunicorn's access log, off by default, would repeat those and add
+# the answers given before Django (GUNICORN_ACCESS_LOG=1; its lines go to standard output, the rest to standard error).
+logger_class = "cms_project.gunicorn_logging.JsonLogger"
+accesslog = "-" if os.environ.get("GUNICORN_ACCESS_LOG", "").lower() in {"1", "true", "yes", "on"} else None
 errorlog = "-"
+
+
+def _metrics_dir() -> tuple[str | None, bool]:
+    """Prometheus multi-process mode while metrics are on (CMS_METRICS_TOKEN; apps/core/metrics.py): every process
+    writes its figures to files in PROMETHEUS_MULTIPROC_DIR and a scrape adds them up. scripts/serve.sh prepares
+    the directory for gunicorn and the background worker alike; gunicorn started by itself makes a fresh one, which
+    it removes on exit. The variable must be in the environment before a worker imports the application."""
+    if not os.environ.get("CMS_METRICS_TOKEN"):
+        return None, False
+    given = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if given:
+        os.makedirs(given, exist_ok=True)
+        return given, False
+    made = tempfile.mkdtemp(prefix="cms-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = made
+    return made, True
+
+
+_metrics_path, _metrics_path_ours = _metrics_dir()
+
+
+def child_exit(server, worker):
+    """A worker has exited (recycled, killed, timed out): its live gauges leave the scrape; its counters stay."""
+    if _metrics_path:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid, _metrics_path)
+
+
+def on_exit(server):
+    if _metrics_path and _metrics_path_ours:
+        shutil.rmtree(_metrics_path, ignore_errors=True)
 
 
 def post_worker_init(worker):

@@ -120,6 +120,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so its timing covers every other layer; it removes itself while metrics are off (CMS_METRICS_TOKEN).
+    "apps.core.middleware.MetricsMiddleware",
     "apps.core.middleware.RequestContextMiddleware",
     "apps.core.compression.CompressionMiddleware",
     "corsheaders.middleware.CorsMiddleware",
@@ -169,7 +171,10 @@ DATABASES = databases(
 )
 if DATABASE_REPLICA_URL:
     DATABASE_ROUTERS = ["apps.core.replicas.ReplicaRouter"]
-    MIDDLEWARE.insert(1, "apps.core.replicas.ReplicaMiddleware")
+    MIDDLEWARE.insert(
+        MIDDLEWARE.index("apps.core.middleware.RequestContextMiddleware") + 1,
+        "apps.core.replicas.ReplicaMiddleware",
+    )
 # How long a client's reads stay on the primary after its own write; above the replica's usual lag.
 CMS_REPLICA_PIN_SECONDS = env_int("CMS_REPLICA_PIN_SECONDS", 5)
 # How long reads skip a replica that failed to connect (each process tries again after it).
@@ -722,6 +727,12 @@ CMS_MAIL_RETRY_BASE_SECONDS = env_float("CMS_MAIL_RETRY_BASE_SECONDS", 30.0)
 # --- Logging --------------------------------------------------------------------------------------------------------
 
 CMS_REQUEST_LOG = env_bool("CMS_REQUEST_LOG", True)
+
+# --- Metrics (docs/operations.md, "Metrics, readiness and logs") ----------------------------------------------------
+
+# Prometheus metrics at /_cms/metrics, answered only with `Authorization: Bearer <this token>`; unset: no such path.
+# Under gunicorn, PROMETHEUS_MULTIPROC_DIR (set by scripts/serve.sh) lets every process's figures be scraped at once.
+CMS_METRICS_TOKEN = env("CMS_METRICS_TOKEN")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -8,13 +8,15 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularSwaggerView
 
 from apps.accounts import discovery, pages
-from apps.core.api.health import HealthView
+from apps.core.api.health import HealthView, ReadinessView
+from apps.core.api.metrics import metrics_endpoint
 from apps.core.api.openapi import OpenApiView
 from apps.delivery.api.views import SitemapView
 from apps.mcp.views import mcp_endpoint
 
 api_patterns = [
     path("health", HealthView.as_view(), name="health"),
+    path("health/ready", ReadinessView.as_view(), name="health-ready"),
     path("openapi.json", OpenApiView.as_view(), name="openapi"),
     path("docs", SpectacularSwaggerView.as_view(url_name="openapi"), name="api-docs"),
     # The hot paths first: Django tries the patterns in order and records every one tried before the match.
@@ -36,6 +38,8 @@ api_patterns = [
 
 urlpatterns = [
     path("_cms/api/", include(api_patterns)),
+    # Prometheus text format; 404 unless CMS_METRICS_TOKEN is set (docs/operations.md).
+    path("_cms/metrics", metrics_endpoint, name="metrics"),
     path("_cms/admin/", include("apps.accounts.urls")),
     path("_cms/admin/", include("apps.studio.urls")),
     path("_cms/oauth/authorize", pages.AuthorizeView.as_view(), name="oauth-authorize"),

@@ -143,3 +143,12 @@ def posts_collection():
             {"slug": "views", "type": "integer"},
         ],
     )
+
+
+@pytest.fixture
+def metrics_on(settings):
+    """Metrics enabled (tests/metrics.py's token) for every client whose first request comes after this fixture."""
+    from tests.metrics import TOKEN
+
+    settings.CMS_METRICS_TOKEN = TOKEN
+    return TOKEN

@@ -79,7 +79,7 @@ def closed_port() -> int:
 
 # What a Redis without keys answers to the reads Django's cache makes; everything else is "+OK".
 # HELLO: redis-py speaks RESP3 and wants the protocol confirmed in a map.
-ANSWERS = {"GET": b"$-1\r\n", "EXISTS": b":0\r\n", "HELLO": b"%1\r\n+proto\r\n:3\r\n"}
+ANSWERS = {"GET": b"$-1\r\n", "EXISTS": b":0\r\n", "PING": b"+PONG\r\n", "HELLO": b"%1\r\n+proto\r\n:3\r\n"}
 
 
 class SwitchableRedis:

@@ -7,4 +7,7 @@ class CoreConfig(AppConfig):
     verbose_name = "Core"
 
     def ready(self) -> None:
-        from apps.core import replicas  # noqa: F401  (registers its system check)
+        from apps.core import readiness, replicas
+
+        readiness.register_core_checks()
+        readiness.register("replica", replicas.readiness_check)

@@ -1,6 +1,7 @@
 """Per-request context: a request id (taken from ``X-Request-ID`` when well-formed), one JSON log line per request,
 ``Cache-Control: private, no-store`` on API answers that did not choose their own caching, and the span in which
-values read alongside the request's first query are kept (``apps.core.db.request_scalars``)."""
+values read alongside the request's first query are kept (``apps.core.db.request_scalars``); and, when metrics are
+enabled, each request counted and timed by the URL pattern it matched (``MetricsMiddleware``)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ import time
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
+from django.core.exceptions import MiddlewareNotUsed
+from django.db import connections
 from django.http import HttpRequest, HttpResponse
 
+from apps.core import metrics
 from apps.core.db.request_scalars import request_scalars_scope
 from apps.core.ids import new_id
 
@@ -70,4 +74,50 @@ class RequestContextMiddleware:
                     "user_id": user,
                 },
             )
+        return response
+
+
+class _QueryCounter:
+    """A connection execute wrapper counting the queries of one request (Django's ``execute_wrapper`` hook)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, execute, sql, params, many, context):
+        self.count += 1
+        return execute(sql, params, many, context)
+
+
+class MetricsMiddleware:
+    """Request count, latency and database queries per request, by URL pattern and status (apps/core/metrics.py).
+    Installed first, so its time covers the other middleware; absent altogether while metrics are off
+    (``CMS_METRICS_TOKEN`` unset), so it then costs nothing. Synchronous only: under ASGI Django adapts it."""
+
+    def __init__(self, get_response):
+        if not settings.CMS_METRICS_TOKEN:
+            raise MiddlewareNotUsed
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest):
+        counter = _QueryCounter()
+        # Every alias (a replica too): connection objects are per thread, so the wrappers see this request's only.
+        wrapped = [connection.execute_wrappers for connection in connections.all()]
+        for wrappers in wrapped:
+            wrappers.append(counter)
+        started = time.perf_counter()
+        try:
+            response = self.get_response(request)
+        finally:
+            for wrappers in wrapped:
+                wrappers.remove(counter)
+        match = request.resolver_match
+        metrics.observe_request(
+            request.method,
+            "/" + match.route if match is not None else metrics.UNMATCHED,
+            response.status_code,
+            time.perf_counter() - started,
+            counter.count,
+        )
         return response

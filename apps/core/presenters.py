@@ -41,3 +41,23 @@ SUCCESS: SuccessFlagOut = {"success": True}
 class HealthOut(TypedDict):
     status: Annotated[str, Field(description="ok")]
     database: Annotated[str, Field(description="The database vendor: sqlite or postgresql.")]
+
+
+class ReadinessCheckOut(TypedDict):
+    ok: Annotated[bool, Field(description="Whether the check passed.")]
+    detail: NotRequired[
+        Annotated[str, Field(description="What failed and how to fix it, e.g. '3 unapplied; run migrate'.")]
+    ]
+
+
+class ReadinessOut(TypedDict):
+    status: Annotated[
+        str, Field(description="ready (a 503 answers not_ready, with the same checks in details).")
+    ]
+    checks: Annotated[
+        dict[str, ReadinessCheckOut],
+        Field(
+            description="Each applicable check by name: database, migrations, redis (when a Redis cache is "
+            "configured), mediaStorage and importStorage (when on object storage), and any a deployment adds."
+        ),
+    ]

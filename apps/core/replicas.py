@@ -188,6 +188,22 @@ class ReplicaMiddleware:
             )
 
 
+def readiness_check():
+    """The replica in ``/_cms/api/health/ready``, never failing it: without the replica this node still answers every
+    read, from the primary, so taking it out of the load balancer would only lose capacity."""
+    from apps.core.readiness import passed
+
+    if REPLICA not in settings.DATABASES:
+        return None
+    try:
+        with connections[REPLICA].cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except Exception as error:
+        logger.warning("readiness: read replica not reachable: %s", type(error).__name__)
+        return passed("Not reachable: reads go to the primary.")
+    return passed()
+
+
 @register()
 def pins_shared(app_configs=None, **kwargs) -> list[CheckWarning]:
     """A bearer client's pin lives in the cache: a per-process cache pins it only in the process that took its write."""

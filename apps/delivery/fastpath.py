@@ -34,6 +34,7 @@ from apps.accounts.permissions import ANONYMOUS, public_site, rule_for
 from apps.content.inputs import EntryGetQuery
 from apps.content.presenters import entry_freshness
 from apps.content.selectors import collection_for_reader, entry_read
+from apps.core import metrics
 from apps.core.api.views import query_values
 from apps.core.db.request_scalars import request_scalars_scope
 from apps.core.errors import CmsError
@@ -88,6 +89,10 @@ class PublicEntryFastPath:
         # The view's query for a GET without a query string: part of the validators, as the view computes them.
         self.query = query_values(EntryGetQuery, {})
         self.answers = KeptAnswers()
+
+    @property
+    def route(self) -> str:
+        return metrics.route_of(f"{settings.CMS_API_PREFIX}/content/collection/entry")
 
     def __call__(self, environ, start_response):
         method = environ.get("REQUEST_METHOD")
@@ -149,6 +154,7 @@ class PublicEntryFastPath:
         wanted = environ.get("HTTP_IF_NONE_MATCH")
         matched = matching_tag(wanted, fresh.etag) if wanted else None
         if matched is not None:
+            environ[metrics.ROUTE_KEY] = self.route
             headers = {**public_headers(fresh, matched), "Vary": VARY, "Allow": ALLOW}
             start_response(
                 "304 Not Modified",
@@ -170,6 +176,7 @@ class PublicEntryFastPath:
         )
         kept = self.answers.get(key)
         if kept is not None:
+            environ[metrics.ROUTE_KEY] = self.route
             status, headers, body = kept
             start_response(status, [*headers, ("X-Request-ID", new_id())])
             return [] if environ["REQUEST_METHOD"] == "HEAD" else [body]

@@ -10,7 +10,10 @@ class ImporterConfig(AppConfig):
         from apps.accounts import permissions
         from apps.accounts.models import Role
         from apps.background import registry
+        from apps.core import readiness
         from apps.importer import checks, jobs, tasks  # noqa: F401  (checks registers itself)
+        from apps.importer.storage import ALIAS
+        from apps.media.storage import storage_readiness
 
         permissions.register(
             {
@@ -21,3 +24,4 @@ class ImporterConfig(AppConfig):
         )
         registry.periodic(tasks.import_jobs, every=10, needed=tasks.job_waiting)
         registry.on_stop("import_jobs", jobs.release_held)
+        readiness.register("importStorage", storage_readiness(ALIAS, "import"))

@@ -9,6 +9,8 @@ class MediaConfig(AppConfig):
     def ready(self) -> None:
         from apps.accounts import permissions
         from apps.accounts.models import Role
+        from apps.core import readiness
+        from apps.media.storage import storage_readiness
 
         Rule = permissions.Rule
         permissions.register(
@@ -26,3 +28,4 @@ class MediaConfig(AppConfig):
                 "media.rendition_url": Rule("media:read", Role.SUBSCRIBER),
             }
         )
+        readiness.register("mediaStorage", storage_readiness("default", "media"))

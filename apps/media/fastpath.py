@@ -24,6 +24,7 @@ from django.core.signals import setting_changed
 from django.db import DatabaseError, connection
 
 from apps.accounts.permissions import rule_for
+from apps.core import metrics
 from apps.core.errors import CmsError
 from apps.media import renditions, storage
 from apps.media.models import MediaItem
@@ -115,6 +116,10 @@ class RenditionFastPath:
             if match is not None:
                 answer = self.stored(environ, *match.groups())
                 if answer is not None:
+                    preset = "/preset" if match.group(2) else ""
+                    environ[metrics.ROUTE_KEY] = metrics.route_of(
+                        f"{settings.CMS_API_PREFIX}/media/item/render{preset}"
+                    )
                     status, headers, body = answer
                     start_response(status, headers)
                     return [] if method == "HEAD" or status.startswith("304") else [body]

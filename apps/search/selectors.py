@@ -17,6 +17,7 @@ from django.db.models import Count, Max, Q
 
 from apps.accounts.permissions import Actor, authorize, require_credentials
 from apps.content.selectors import can_read_drafts
+from apps.core import metrics
 from apps.core.errors import Forbidden, NotFound, ValidationError
 from apps.core.pagination import SortKey, decode_cursor, encode_cursor
 from apps.core.timefmt import iso
@@ -129,6 +130,7 @@ def _cursor_tag(*parts) -> str:
     return f"search|{digest}"
 
 
+@metrics.observe_search("search")
 def search(
     *,
     actor: Actor | None,
@@ -191,6 +193,7 @@ def search(
     return SearchPage(hits, next_cursor)
 
 
+@metrics.observe_search("suggest")
 def search_suggest(
     *,
     actor: Actor | None,

@@ -30,7 +30,7 @@ from django.db import connection, transaction
 from django.db.models import Case, F, Q, TextField, Value, When
 from django.db.models.functions import Concat
 
-from apps.core import safehttp, timefmt
+from apps.core import metrics, safehttp, timefmt
 from apps.core.ids import new_id
 from apps.webhooks import outbox, signing
 from apps.webhooks.models import Attempt, Delivery, DeliveryState, Endpoint, Event
@@ -286,6 +286,8 @@ def _settle(delivery: Delivery, stamp: datetime, status: int | None, error: str)
     else:
         wait = retry_delay(number) * jitter()
         changes = {"state": DeliveryState.PENDING, "next_attempt_at": finished + wait}
+    if error:
+        metrics.webhook_delivery_failed(final=changes["state"] == DeliveryState.FAILED)
     held = _held(delivery, stamp)
     if not held.update(attempts=number, last_status=status, last_error=error, leased_at=None, **changes):
         # Another worker took it over (this one was too slow for its lease): its outcome stands.

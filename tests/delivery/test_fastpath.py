@@ -21,7 +21,7 @@ from tests.wsgi import wsgi_call
 def django_counted(monkeypatch):
     """Counts the requests that reach Django behind the fast paths."""
     calls = []
-    fast = cms_project.wsgi.application
+    fast = cms_project.wsgi.public_entries
     inner = fast.application
 
     def counted(environ, start_response):

@@ -255,3 +255,16 @@ def test_a_token_reads_the_primary_while_the_pin_store_is_out(posts, monkeypatch
     with Where() as where:
         assert ApiClient().get(f"{POSTS}/{entry.pk}").status_code == 200
     assert where.counts[0] == 0
+
+
+def test_readiness_names_the_replica_without_failing_on_it(monkeypatch):
+    from django.db import OperationalError
+
+    assert ApiClient().get("/_cms/api/health/ready").json()["data"]["checks"]["replica"] == {"ok": True}
+
+    def refuse(*args, **kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(connections["replica"], "cursor", refuse)
+    answer = ApiClient().get("/_cms/api/health/ready").json()["data"]["checks"]["replica"]
+    assert answer == {"ok": True, "detail": "Not reachable: reads go to the primary."}

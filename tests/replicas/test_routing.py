@@ -42,4 +42,4 @@ def test_replica_routing_cases(tmp_path):
         timeout=600,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "\n12 passed" in result.stdout
+    assert "\n13 passed" in result.stdout

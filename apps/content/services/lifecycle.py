@@ -27,6 +27,7 @@ from apps.content.services.shared import (
     slug_taken,
 )
 from apps.content.tasks import publish_scheduled
+from apps.core import metrics
 from apps.core.errors import Conflict, ValidationError
 from apps.core.timefmt import iso, now
 from apps.schema.models import Collection
@@ -220,6 +221,8 @@ def publish_due(*, at: datetime | None = None, limit: int = 200) -> list[Entry]:
                 published.append(_publish(entry, publication, actor))
             except Conflict:
                 continue  # another worker published it first
+        # Committed: how late the worker was (its polling interval, or a worker that was busy or down).
+        metrics.observe_publish_lag((now() - publication["published_at"]).total_seconds())
     return published
 
 

@@ -137,7 +137,7 @@ def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith(settings.CMS_API_PREFIX + "/") or request.path == settings.CMS_API_PREFIX
 
 
-def _json(error: errors.CmsError) -> JsonResponse:
+def error_response(error: errors.CmsError) -> JsonResponse:
     response = JsonResponse(
         error_body(error), status=error.status, json_dumps_params={"separators": (",", ":")}
     )
@@ -148,26 +148,26 @@ def _json(error: errors.CmsError) -> JsonResponse:
 
 def handler400(request: HttpRequest, exception: Exception | None = None):
     if _is_api(request):
-        return _json(errors.ValidationError("Bad request."))
+        return error_response(errors.ValidationError("Bad request."))
     return defaults.bad_request(request, exception)
 
 
 def handler403(request: HttpRequest, exception: Exception | None = None):
     if _is_api(request):
-        return _json(errors.Forbidden())
+        return error_response(errors.Forbidden())
     return defaults.permission_denied(request, exception)
 
 
 def handler404(request: HttpRequest, exception: Exception | None = None):
     if _is_api(request):
-        return _json(errors.NotFound(f"No API endpoint at {request.path}."))
+        return error_response(errors.NotFound(f"No API endpoint at {request.path}."))
     return defaults.page_not_found(request, exception)
 
 
 def handler500(request: HttpRequest):
     if _is_api(request):
         request_id = getattr(request, "request_id", "-")
-        return _json(
+        return error_response(
             errors.CmsError(f"An unexpected error occurred. Quote request id {request_id} when reporting it.")
         )
     return defaults.server_error(request)
@@ -175,7 +175,7 @@ def handler500(request: HttpRequest):
 
 def csrf_failure(request: HttpRequest, reason: str = ""):
     if _is_api(request):
-        return _json(
+        return error_response(
             errors.Forbidden(f"CSRF check failed: {reason}. Send the X-CSRFToken header or use a token.")
         )
     return django_csrf_failure(request, reason)

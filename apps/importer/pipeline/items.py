@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.transaction import TransactionManagementError
 
+from apps.core import metrics
 from apps.core.errors import CmsError
 from apps.importer.analysis import INTERNAL_TYPES, is_content_taxonomy
 from apps.importer.items import Author, ImportItem, Notice, SiteInfo, Skipped, Term
@@ -102,6 +103,7 @@ class Items:
             with transaction.atomic():
                 self._batch(batch, loose_terms, careful=True)
                 state.save(cursor=position)
+        metrics.imported("item", len(batch))
         if state.progress is not None:
             state.progress(position, "items")
 

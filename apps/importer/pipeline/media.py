@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from apps.core import metrics
 from apps.importer import services
 from apps.importer.models import ImportRecord
 from apps.importer.pipeline.state import MAX_LISTED, RunState
@@ -28,6 +29,7 @@ def run(state: RunState) -> None:
     )
     state.media = {"imported": result["imported"], "failed": result["failed"][:MAX_LISTED]}
     state.counters["media"] = result["imported"]
+    metrics.imported("media", result["imported"])
     if result["urlMap"]:
         rewritten = services.rewrite_urls(actor=state.system, url_map=result["urlMap"])
         state.media["urlsRewritten"] = rewritten["urlsReplaced"]

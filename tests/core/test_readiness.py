@@ -1,0 +1,298 @@
+"""Readiness (issue 24): ``GET /_cms/api/health/ready`` answers 200 naming every applicable check, or 503 in the error
+envelope naming what failed, for the database, migrations, Redis and object storage; a deployment's own check
+joins through the registry. Nothing in an answer names a host, a port or a path of the server."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from botocore.config import Config
+from django.conf import settings
+from django.test import override_settings
+
+from apps.core import readiness
+from tests.faults import HungServer, SwitchableRedis, closed_port
+
+READY = "/_cms/api/health/ready"
+CORE = {"database": {"ok": True}, "migrations": {"ok": True}}
+
+
+def not_ready(checks: dict, message: str) -> dict:
+    return {
+        "success": False,
+        "error": {
+            "code": "SERVICE_UNAVAILABLE",
+            "message": message,
+            "details": {"status": "not_ready", "checks": checks},
+        },
+    }
+
+
+def redis_cache(port: int) -> override_settings:
+    return override_settings(
+        CACHES={
+            "default": {
+                "BACKEND": "apps.core.cache.BreakerRedisCache",
+                "LOCATION": f"redis://127.0.0.1:{port}/0",
+                "OPTIONS": {"socket_connect_timeout": 0.05, "socket_timeout": 0.05},
+            }
+        },
+        CMS_RATE_LIMIT_ENABLED=False,
+        RATELIMIT_ENABLE=False,
+    )
+
+
+def s3(alias: str, port: int) -> override_settings:
+    return override_settings(
+        STORAGES={
+            **settings.STORAGES,
+            alias: {
+                "BACKEND": "storages.backends.s3.S3Storage",
+                "OPTIONS": {
+                    "bucket_name": "media",
+                    "endpoint_url": f"http://127.0.0.1:{port}",
+                    "region_name": "us-east-1",
+                    "access_key": "test",
+                    "secret_key": "test",
+                    "client_config": Config(
+                        connect_timeout=5, read_timeout=5, retries={"total_max_attempts": 3}
+                    ),
+                },
+            },
+        }
+    )
+
+
+class FakeS3:
+    """An object store that answers every lookup with one status (404: reachable, no such key; 403: refused)."""
+
+    def __init__(self, status: int):
+        answer = status
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_HEAD(self):
+                self.send_response(answer)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *_args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def __enter__(self) -> FakeS3:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_ready_names_every_applicable_check(api):
+    response = api.get(READY)
+
+    assert response.status_code == 200
+    # Local cache and local disk: no Redis or storage check applies.
+    assert response.json() == {"success": True, "data": {"status": "ready", "checks": CORE}}
+    assert response["Cache-Control"] == "private, no-store"
+
+
+def test_ready_refuses_parameters(api):
+    response = api.get(READY, {"verbose": "1"})
+
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == {
+        "verbose": "Unknown query parameter; this endpoint takes none."
+    }
+
+
+def test_unapplied_migrations_are_counted(api, monkeypatch):
+    class Plan:
+        def __init__(self, connection):
+            self.loader = type(
+                "Loader", (), {"graph": type("Graph", (), {"leaf_nodes": lambda self: []})()}
+            )()
+
+        def migration_plan(self, targets):
+            return [("content", "0099"), ("media", "0099"), ("search", "0099")]
+
+    monkeypatch.setattr("django.db.migrations.executor.MigrationExecutor", Plan)
+    monkeypatch.setattr(readiness, "_migrations_applied", False)
+
+    response = api.get(READY)
+
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    detail = "3 unapplied; run `python manage.py migrate`."
+    assert response.json() == not_ready(
+        {"database": {"ok": True}, "migrations": {"ok": False, "detail": detail}},
+        f"Not ready: migrations: {detail}",
+    )
+
+
+def test_an_unreachable_database_fails_both_database_checks(api, monkeypatch):
+    def refuse(*_args, **_kwargs):
+        raise OSError("connection to server at 10.0.0.7 port 5432 failed")
+
+    monkeypatch.setattr(readiness, "connections", {"default": type("C", (), {"cursor": refuse})()})
+    monkeypatch.setattr(readiness, "_migrations_applied", False)
+
+    response = api.get(READY)
+
+    assert response.status_code == 503
+    checks = {
+        "database": {"ok": False, "detail": "Not reachable."},
+        "migrations": {"ok": False, "detail": "Not checked: the database is not reachable."},
+    }
+    assert response.json() == not_ready(
+        checks, "Not ready: database: Not reachable.; migrations: Not checked: the database is not reachable."
+    )
+    assert "10.0.0.7" not in response.content.decode()
+
+
+def test_redis_is_checked_when_a_redis_cache_is_configured(api):
+    with SwitchableRedis(hung=False) as redis, redis_cache(redis.port):
+        response = api.get(READY)
+
+        assert response.status_code == 200
+        assert response.json()["data"]["checks"] == {**CORE, "redis": {"ok": True}}
+        assert "PING" in redis.commands
+
+
+@pytest.mark.parametrize("state", ["stopped", "hung"])
+def test_a_stopped_or_hung_redis_is_not_ready(api, state):
+    with HungServer() as hung:
+        port = closed_port() if state == "stopped" else hung.port
+        with redis_cache(port):
+            response = api.get(READY)
+
+    assert response.status_code == 503
+    assert response.json() == not_ready(
+        {**CORE, "redis": {"ok": False, "detail": "Not reachable."}}, "Not ready: redis: Not reachable."
+    )
+    assert str(port) not in response.content.decode()
+
+
+@pytest.mark.parametrize(("alias", "name"), [("default", "mediaStorage"), ("imports", "importStorage")])
+def test_object_storage_that_answers_is_ready(api, alias, name):
+    with FakeS3(404) as store, s3(alias, store.port):
+        response = api.get(READY)
+
+    assert response.status_code == 200
+    assert response.json()["data"]["checks"] == {**CORE, name: {"ok": True}}
+
+
+@pytest.mark.parametrize(("alias", "name"), [("default", "mediaStorage"), ("imports", "importStorage")])
+def test_stopped_object_storage_is_not_ready(api, alias, name):
+    port = closed_port()
+    with s3(alias, port):
+        response = api.get(READY)
+
+    assert response.status_code == 503
+    assert response.json() == not_ready(
+        {**CORE, name: {"ok": False, "detail": "Not reachable."}}, f"Not ready: {name}: Not reachable."
+    )
+    assert str(port) not in response.content.decode()
+
+
+def test_hung_object_storage_is_given_up_after_one_short_attempt(api):
+    # The storage's own configuration allows 3 attempts of 5 s; readiness makes one of half a second.
+    with HungServer() as store, s3("default", store.port):
+        response = api.get(READY)
+
+        assert response.status_code == 503
+        assert response.json()["error"]["details"]["checks"]["mediaStorage"] == {
+            "ok": False,
+            "detail": "Not reachable.",
+        }
+        assert store.accepted() == 1
+
+
+def test_object_storage_refusing_the_credentials_is_not_ready(api):
+    with FakeS3(403) as store, s3("default", store.port):
+        response = api.get(READY)
+
+    assert response.status_code == 503
+    detail = "Refused the request (HTTP 403); check the credentials and the bucket."
+    assert response.json()["error"]["details"]["checks"]["mediaStorage"] == {"ok": False, "detail": detail}
+
+
+def test_a_registered_check_joins_and_its_failure_is_named(api):
+    state = {"ok": True}
+
+    def tasks():
+        return readiness.passed() if state["ok"] else readiness.failed("No worker heartbeat for 90 s.")
+
+    readiness.register("tasks", tasks)
+    try:
+        assert api.get(READY).json()["data"]["checks"] == {**CORE, "tasks": {"ok": True}}
+        state["ok"] = False
+        response = api.get(READY)
+    finally:
+        readiness.unregister("tasks")
+
+    assert response.status_code == 503
+    assert response.json() == not_ready(
+        {**CORE, "tasks": {"ok": False, "detail": "No worker heartbeat for 90 s."}},
+        "Not ready: tasks: No worker heartbeat for 90 s.",
+    )
+
+
+def test_a_check_that_raises_fails_without_its_error_text(api):
+    def broken():
+        raise RuntimeError("secret at /srv/cms/var/secret_key")
+
+    readiness.register("broken", broken)
+    try:
+        response = api.get(READY)
+    finally:
+        readiness.unregister("broken")
+
+    assert response.status_code == 503
+    assert response.json()["error"]["details"]["checks"]["broken"] == {
+        "ok": False,
+        "detail": readiness.UNEXPECTED,
+    }
+    assert "/srv" not in response.content.decode()
+
+
+def test_liveness_is_unchanged_by_a_failing_readiness_check(api):
+    readiness.register("broken", lambda: readiness.failed("Down."))
+    try:
+        assert api.get("/_cms/api/health").status_code == 200
+        assert api.get(READY).status_code == 503
+    finally:
+        readiness.unregister("broken")
+
+
+def test_liveness_answers_pending_migrations_in_its_own_words(api, monkeypatch):
+    monkeypatch.setattr(readiness, "migrations", lambda: readiness.failed("2 unapplied; run migrate."))
+
+    response = api.get("/_cms/api/health")
+
+    assert response.status_code == 503
+    assert response.json() == {
+        "success": False,
+        "error": {
+            "code": "SERVICE_UNAVAILABLE",
+            "message": "Database migrations are pending: run `python manage.py migrate`.",
+            "details": {},
+        },
+    }
+
+
+def test_liveness_answers_an_unreachable_database_in_its_own_words(api, monkeypatch):
+    def refuse(*_args, **_kwargs):
+        raise OSError("connection refused")
+
+    monkeypatch.setattr(readiness, "connections", {"default": type("C", (), {"cursor": refuse})()})
+    monkeypatch.setattr(readiness, "_migrations_applied", False)
+
+    response = api.get("/_cms/api/health")
+
+    assert response.status_code == 503
+    assert response.json()["error"]["message"] == "The database is not reachable."
