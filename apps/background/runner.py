@@ -20,6 +20,7 @@ from django_tasks_db.models import DBTaskResult, get_date_max
 from django_tasks_db.utils import exclusive_transaction, is_locked_database_exception
 
 from apps.background.queues import TryAgain
+from apps.core import metrics
 
 logger = logging.getLogger("cms.tasks")
 
@@ -99,7 +100,7 @@ def run(result: DBTaskResult) -> Outcome:
         if name in REDACTING:
             DBTaskResult.objects.filter(pk=result.pk).update(args_kwargs=REDACTED)
     finished = timezone.now()
-    return Outcome(
+    outcome = Outcome(
         name=name,
         queue=queue,
         ok=ok,
@@ -107,3 +108,5 @@ def run(result: DBTaskResult) -> Outcome:
         waited=max(0.0, (started - due).total_seconds()),
         took=(finished - started).total_seconds(),
     )
+    metrics.task_finished(queue=queue, task=name, ok=ok, waited=outcome.waited, took=outcome.took)
+    return outcome

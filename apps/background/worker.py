@@ -92,7 +92,14 @@ class QueueLoop(threading.Thread):
                 if result is None:
                     self.worker.stopping.wait(poll)
                     continue
-                outcome = runner.run(result)
+                try:
+                    outcome = runner.run(result)
+                except Exception:
+                    # Recording the outcome failed (the database went away mid-task): the task stays running until
+                    # this worker is seen dead or restarts; the queue goes on being served meanwhile.
+                    logger.exception("could not record a task's outcome", extra={"queues": self.queues})
+                    self.worker.stopping.wait(poll)
+                    continue
                 self.worker.finished(outcome)
         finally:
             connections.close_all()
@@ -129,12 +136,15 @@ class Worker:
             loop.start()
         logger.info("worker started", extra={"worker_id": self.worker_id, "queues": self.queues})
         next_run = {path: 0.0 for path in registry.PERIODIC}
+        next_beat = 0.0
         try:
             while not self.stopping.is_set():
                 close_old_connections()
                 moment = time.monotonic()
                 try:
-                    beat(self.worker_id, self.queues, started, self.counts)
+                    if moment >= next_beat:
+                        beat(self.worker_id, self.queues, started, self.counts)
+                        next_beat = moment + settings.CMS_WORKER_BEAT_SECONDS
                     due = [each for path, each in registry.PERIODIC.items() if next_run[path] <= moment]
                     for each in due:
                         next_run[each.task.module_path] = moment + each.every
@@ -143,7 +153,8 @@ class Worker:
                     enqueue_periodic([each for each in due if each.task.queue_name in self.queues])
                 except Exception:
                     logger.exception("worker housekeeping failed")
-                self.stopping.wait(min(settings.CMS_WORKER_BEAT_SECONDS, 1.0))
+                # The sweeps' checks come due at whole seconds (the webhooks' every second).
+                self.stopping.wait(1.0)
         finally:
             for loop in loops:
                 loop.join()

@@ -85,6 +85,23 @@ PUBLISH_LAG = Histogram(
     buckets=LAG_BUCKETS,
 )
 
+TASK_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0, 1800.0)
+TASKS_FINISHED = Counter(
+    "cms_tasks_finished",
+    "Background tasks finished, by queue, task and outcome (ok or failed; a failed attempt that will be retried "
+    "counts as failed).",
+    ("queue", "task", "outcome"),
+)
+TASK_WAIT = Histogram(
+    "cms_task_wait_seconds",
+    "Seconds between when a task could first run and when a worker started it, by queue.",
+    ("queue",),
+    buckets=TASK_BUCKETS,
+)
+TASK_SECONDS = Histogram(
+    "cms_task_duration_seconds", "Seconds a task ran, by queue.", ("queue",), buckets=TASK_BUCKETS
+)
+
 # Routes of requests no URL pattern matched (unknown paths, answered 404), in one series.
 UNMATCHED = "<unmatched>"
 
@@ -182,6 +199,12 @@ def webhook_delivery_failed(*, final: bool) -> None:
 def imported(kind: str, count: int) -> None:
     if count > 0:
         IMPORTED.labels(kind).inc(count)
+
+
+def task_finished(*, queue: str, task: str, ok: bool, waited: float, took: float) -> None:
+    TASKS_FINISHED.labels(queue, task, "ok" if ok else "failed").inc()
+    TASK_WAIT.labels(queue).observe(waited)
+    TASK_SECONDS.labels(queue).observe(took)
 
 
 def observe_publish_lag(seconds: float) -> None:

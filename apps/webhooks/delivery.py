@@ -1,4 +1,4 @@
-"""Sending the outbox: one pass of the worker's ``webhooks`` task (apps/core/worker.py).
+"""Sending the outbox: one pass of the ``deliver_webhooks`` task (apps/webhooks/tasks.py, queue ``webhooks``).
 
 A pass claims the deliveries that are due (pending ones whose time has come, and sending ones whose worker's lease
 expired: that worker died mid-delivery), sends each once, and records the attempt. Claiming is a write that only

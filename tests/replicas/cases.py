@@ -257,14 +257,19 @@ def test_a_token_reads_the_primary_while_the_pin_store_is_out(posts, monkeypatch
     assert where.counts[0] == 0
 
 
+def _replica_readiness() -> dict:
+    # Other checks (the task workers' heartbeats) may fail here: the checks are then the 503's error details.
+    body = ApiClient().get("/_cms/api/health/ready").json()
+    return (body["data"] if body["success"] else body["error"]["details"])["checks"]["replica"]
+
+
 def test_readiness_names_the_replica_without_failing_on_it(monkeypatch):
     from django.db import OperationalError
 
-    assert ApiClient().get("/_cms/api/health/ready").json()["data"]["checks"]["replica"] == {"ok": True}
+    assert _replica_readiness() == {"ok": True}
 
     def refuse(*args, **kwargs):
         raise OperationalError("connection refused")
 
     monkeypatch.setattr(connections["replica"], "cursor", refuse)
-    answer = ApiClient().get("/_cms/api/health/ready").json()["data"]["checks"]["replica"]
-    assert answer == {"ok": True, "detail": "Not reachable: reads go to the primary."}
+    assert _replica_readiness() == {"ok": True, "detail": "Not reachable: reads go to the primary."}
