@@ -14,6 +14,7 @@ class WorkerBeatAdmin(admin.ModelAdmin):
     change_list_template = "admin/background/workerbeat/change_list.html"
     list_display = ("host", "pid", "queue_list", "started_at", "seen_at", "finished", "failed")
     ordering = ("-seen_at",)
+    actions = None  # rows come and go with the processes; nothing to do to them here
 
     @admin.display(description="queues")
     def queue_list(self, beat: WorkerBeat) -> str:

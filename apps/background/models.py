@@ -19,6 +19,8 @@ class WorkerBeat(models.Model):
 
     class Meta:
         ordering = ["-seen_at"]
+        verbose_name = "worker process"
+        verbose_name_plural = "worker processes"
 
     def __str__(self) -> str:
         return f"{self.host}:{self.pid}"
