@@ -2,14 +2,14 @@
 
 import pytest
 
-from cms_project.settings import _email_settings
+from cms_project.environment import email_settings
 
 SMTP = "django.core.mail.backends.smtp.EmailBackend"
 
 
 def test_console_is_the_default():
-    assert _email_settings(None) == {"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"}
-    assert _email_settings("console://") == _email_settings(None)
+    assert email_settings(None) == {"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"}
+    assert email_settings("console://") == email_settings(None)
 
 
 @pytest.mark.parametrize(
@@ -66,9 +66,9 @@ def test_console_is_the_default():
     ],
 )
 def test_smtp_urls(url, expected):
-    assert _email_settings(url) == {"EMAIL_BACKEND": SMTP, **expected}
+    assert email_settings(url) == {"EMAIL_BACKEND": SMTP, **expected}
 
 
 def test_an_unknown_scheme_is_an_error():
     with pytest.raises(ValueError, match="unsupported scheme 'sendgrid'"):
-        _email_settings("sendgrid://key")
+        email_settings("sendgrid://key")
