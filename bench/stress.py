@@ -44,7 +44,7 @@ from pathlib import Path
 
 import requests
 
-from bench import stress_replica, stress_tasks
+from bench import stress_nodes, stress_replica, stress_tasks
 from bench.run import PG_DEFAULT, RESULTS, ROOT, Server, prepare
 from bench.stress_backup import scenario_backup
 
@@ -483,6 +483,7 @@ SCENARIOS = {
     "publish_during_import": stress_tasks.scenario_publish_during_import,
     "kill_import_worker": stress_tasks.scenario_kill_import_worker,
     **stress_replica.SCENARIOS,  # replica, pgbouncer (issue 24)
+    "two_nodes": stress_nodes.scenario_two_nodes,  # bench/stress_nodes.py
 }
 # Long, or needing PostgreSQL, or already in make test: not in --smoke.
 SLOW = (
@@ -491,9 +492,10 @@ SLOW = (
     "backup",
     "publish_during_import",
     "kill_import_worker",
+    "two_nodes",
     *stress_replica.SCENARIOS,
 )
-POSTGRES_ONLY = {"db_restart", *stress_replica.SCENARIOS}
+POSTGRES_ONLY = {"db_restart", "two_nodes", *stress_replica.SCENARIOS}
 
 
 def main() -> int:
