@@ -111,6 +111,9 @@ class Worker:
         self.queues = [queue for group in groups for queue in group]
         self.worker_id = new_worker_id()
         self.stopping = registry.STOPPING
+        # Set by the signal handler, which must not touch the event: Event.set takes a lock the interrupted main
+        # thread may be holding (a second SIGTERM during the first one's set() deadlocked the process).
+        self.stop_requested = False
         self.counts: Counter = Counter()
         self._lock = threading.Lock()
 
@@ -154,13 +157,24 @@ class Worker:
                 except Exception:
                     logger.exception("worker housekeeping failed")
                 # The sweeps' checks come due at whole seconds (the webhooks' every second).
-                self.stopping.wait(1.0)
+                self._nap(1.0)
         finally:
             for loop in loops:
                 loop.join()
             self.stop_hooks()
             WorkerBeat.objects.filter(worker_id=self.worker_id).delete()
             logger.info("worker stopped", extra={"worker_id": self.worker_id})
+
+    def request_stop(self) -> None:
+        """For a signal handler: only a flag; the main thread passes it on to the queue threads."""
+        self.stop_requested = True
+
+    def _nap(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while not self.stop_requested and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if self.stop_requested:
+            self.stopping.set()
 
     def stop_hooks(self) -> None:
         for name, hook in registry.STOPS.items():

@@ -49,7 +49,7 @@ class Command(BaseCommand):
         worker = Worker([[queue] for queue in chosen])
 
         def stop(signum, frame):
-            worker.stopping.set()
+            worker.request_stop()
 
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
