@@ -3,10 +3,7 @@ workers' tasks recovered."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from datetime import timedelta
@@ -24,11 +21,11 @@ from apps.content.models import Entry
 from apps.core.timefmt import iso, now
 from apps.importer.models import ImportJob
 from tests.background.tasks import note
-from tests.factories import database_url, make_collection, make_entry
+from tests.factories import make_collection, make_entry
 from tests.importer.helpers import EXECUTE, analyze
 from tests.importer.wxr_factory import write_wxr
+from tests.processes import start_worker
 
-ROOT = Path(__file__).resolve().parents[2]
 ITEMS = 5000
 
 
@@ -65,21 +62,7 @@ def test_an_entry_due_during_a_long_import_is_published_while_the_import_goes_on
     job_id = admin_api.post(EXECUTE, {"analysisId": analysis["analysisId"]}, format="json").json()["data"][
         "id"
     ]
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "CMS_IMPORT_DIR": str(import_dir),
-        "CMS_IMPORT_BATCH_SIZE": "20",
-        "CMS_REQUEST_LOG": "false",
-        "CMS_LOG_LEVEL": "WARNING",
-    }
-    worker = subprocess.Popen(
-        [sys.executable, "manage.py", "worker", "--interval", "0.2"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    worker = start_worker(import_dir=import_dir, batch_size=20)
     try:
         wait_for(lambda: ImportJob.objects.filter(pk=job_id, state="running", cursor__gt=0).exists())
         beat = WorkerBeat.objects.get()

@@ -3,25 +3,19 @@
 from __future__ import annotations
 
 import gc
-import os
 import signal
-import subprocess
-import sys
 import time
 from io import StringIO
-from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from apps.importer.models import ImportJob
 from apps.importer.tasks import import_jobs
-from tests.factories import database_url
 from tests.importer.conftest import IMPORTER_DATA, THEME_UNIT_TEST
 from tests.importer.helpers import EXECUTE, all_entries, all_pages, analyze, job_url, post, statuses, wxr
 from tests.importer.wxr_factory import write_wxr
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import start_worker
 
 
 def run(*args: str) -> str:
@@ -180,21 +174,7 @@ def test_a_killed_worker_resumes_to_the_same_final_state(
     assert response.status_code == 202
     job_id = response.json()["data"]["id"]
 
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "CMS_IMPORT_DIR": str(import_dir),
-        "CMS_IMPORT_BATCH_SIZE": "10",
-        "CMS_REQUEST_LOG": "false",
-        "CMS_LOG_LEVEL": "WARNING",
-    }
-    worker = subprocess.Popen(
-        [sys.executable, "manage.py", "worker", "--interval", "0.2"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    worker = start_worker(import_dir=import_dir, batch_size=10)
     try:
         # Kill it once a few batches are committed: neither before it starts nor after it finishes.
         deadline = time.monotonic() + 120

@@ -11,12 +11,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -24,6 +20,8 @@ import psycopg
 import pytest
 import requests
 from django.db import connection
+
+from tests.processes import Served, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -45,54 +43,6 @@ def fresh_copy(destination: Path) -> Path:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
     return destination
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Server:
-    def __init__(self, cwd: Path, env: dict[str, str]):
-        self.lines: list[str] = []
-        self.process = subprocess.Popen(
-            ["make", "run"],
-            cwd=cwd,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.process.stdout:
-            self.lines.append(line)
-
-    def wait_healthy(self, base: str, timeout: float = 120) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError("make run exited:\n" + "".join(self.lines))
-            try:
-                if requests.get(f"{base}/_cms/api/health", timeout=2).status_code == 200:
-                    return
-            # gunicorn listens before its workers have booted Django; on a busy machine the first answer can take
-            # longer than the read timeout, which is not a failure yet.
-            except (requests.ConnectionError, requests.Timeout):
-                pass
-            time.sleep(0.3)
-        raise AssertionError("server did not become healthy:\n" + "".join(self.lines))
-
-    def stop(self) -> None:
-        os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
 
 
 @pytest.fixture
@@ -126,10 +76,10 @@ def test_make_run_serves_prints_a_working_token_and_reruns(tmp_path, database_ur
         env["DATABASE_URL"] = database_url
     base = f"http://127.0.0.1:{port}"
 
-    first = Server(copy, env)
+    first = Served(["make", "run"], cwd=copy, env=env, merge=True)
     try:
-        first.wait_healthy(base)
-        output = "".join(first.lines)
+        first.wait_healthy(base, read_timeout=2)
+        output = first.output
         token = re.search(r"^\s+(ec_pat_[A-Za-z0-9_-]{43})$", output, re.MULTILINE).group(1)
         listed = requests.get(
             f"{base}/_cms/api/admin/api-tokens", headers={"Authorization": f"Bearer {token}"}, timeout=5
@@ -142,10 +92,10 @@ def test_make_run_serves_prints_a_working_token_and_reruns(tmp_path, database_ur
     finally:
         first.stop()
 
-    second = Server(copy, env)
+    second = Served(["make", "run"], cwd=copy, env=env, merge=True)
     try:
-        second.wait_healthy(base)
-        output = "".join(second.lines)
+        second.wait_healthy(base, read_timeout=2)
+        output = second.output
         assert "An admin already exists (admin@localhost)" in output
         assert not re.search(r"^\s+ec_pat_", output, re.MULTILINE)
         still = requests.get(

@@ -7,86 +7,16 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
-import subprocess
 import sys
-import threading
-import time
-from pathlib import Path
 
 import pytest
 import requests
-from django.db import connection
 
+from tests.factories import database_url
 from tests.metrics import METRICS, TOKEN, parse, value
+from tests.processes import HEALTH, Served, free_port
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
-HEALTH = "/_cms/api/health"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def database_url() -> str:
-    settings = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{settings['NAME']}"
-    user = settings["USER"] or "postgres"
-    password = f":{settings['PASSWORD']}" if settings["PASSWORD"] else ""
-    return f"postgres://{user}{password}@{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/{settings['NAME']}"
-
-
-class Served:
-    """``scripts/serve.sh`` in its own process group, its two output streams kept line by line."""
-
-    def __init__(self, env: dict[str, str]):
-        self.out: list[str] = []
-        self.err: list[str] = []
-        self.process = subprocess.Popen(
-            ["bash", "scripts/serve.sh"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        for stream, lines in ((self.process.stdout, self.out), (self.process.stderr, self.err)):
-            threading.Thread(target=self._read, args=(stream, lines), daemon=True).start()
-
-    @staticmethod
-    def _read(stream, lines: list[str]) -> None:
-        for line in stream:
-            lines.append(line)
-
-    def wait_healthy(self, base: str, timeout: float = 120) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError("serve.sh exited:\n" + "".join(self.err))
-            try:
-                # A long read timeout: a request given up while a worker boots would still be answered and counted
-                # later, after the test's first scrape.
-                if requests.get(base + HEALTH, timeout=60).status_code == 200:
-                    return
-            except requests.ConnectionError:
-                pass  # not listening yet
-            time.sleep(0.2)
-        raise AssertionError("server did not become healthy:\n" + "".join(self.err))
-
-    def stop(self) -> None:
-        os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
-        time.sleep(0.2)  # the reader threads take the last lines
 
 
 def scrape(base: str):
@@ -114,7 +44,7 @@ def test_gunicorn_workers_are_scraped_together_and_every_line_is_json(tmp_path):
         "GUNICORN_ACCESS_LOG": "1",
         "CMS_RATE_LIMIT_ENABLED": "false",
     }
-    server = Served(env)
+    server = Served(["bash", "scripts/serve.sh"], env=env)
     try:
         server.wait_healthy(base)
         assert not (metrics_dir / "counter_1.db").exists()
