@@ -11,7 +11,7 @@ import dj_database_url
 REPLICA = "replica"
 
 
-def database(url: str, *, conn_max_age: int, pgbouncer: bool) -> dict:
+def database(url: str, *, conn_max_age: int, pgbouncer: bool, connect_timeout: int = 5) -> dict:
     """One alias's settings, parsed the same way for the primary and the replica."""
     db = dj_database_url.parse(
         url,
@@ -22,6 +22,9 @@ def database(url: str, *, conn_max_age: int, pgbouncer: bool) -> dict:
     if db["ENGINE"] == "django.db.backends.postgresql":
         # Django's backend with a health check that needs no round trip while the connection is quiet (see its module).
         db["ENGINE"] = "apps.core.dbbackends.postgresql"
+        # libpq waits for a connection as long as TCP does (minutes when packets are dropped); a request should
+        # answer 503 long before that. A connect_timeout in the URL's query wins.
+        db.setdefault("OPTIONS", {}).setdefault("connect_timeout", connect_timeout)
         if pgbouncer:
             # Transaction pooling hands each transaction any server connection: a named server-side cursor or a
             # prepared statement made on one is unknown on the next (PgBouncer 1.18 does not track them).
@@ -44,16 +47,24 @@ def database(url: str, *, conn_max_age: int, pgbouncer: bool) -> dict:
 
 
 def databases(
-    url: str, replica_url: str | None, *, var_dir: Path, conn_max_age: int, pgbouncer: bool
+    url: str,
+    replica_url: str | None,
+    *,
+    var_dir: Path,
+    conn_max_age: int,
+    pgbouncer: bool,
+    connect_timeout: int = 5,
 ) -> dict:
-    primary = database(url, conn_max_age=conn_max_age, pgbouncer=pgbouncer)
+    primary = database(url, conn_max_age=conn_max_age, pgbouncer=pgbouncer, connect_timeout=connect_timeout)
     if primary["ENGINE"] == "django.db.backends.sqlite3":
         # The test database is a file too (Django's default is a shared in-memory one, whose table locks fail at once
         # instead of waiting), so tests with concurrent writers see the locking production has.
         primary["TEST"] = {"NAME": str(var_dir / "test.sqlite3")}
     found = {"default": primary}
     if replica_url:
-        found[REPLICA] = database(replica_url, conn_max_age=conn_max_age, pgbouncer=pgbouncer)
+        found[REPLICA] = database(
+            replica_url, conn_max_age=conn_max_age, pgbouncer=pgbouncer, connect_timeout=connect_timeout
+        )
         # Tests have no replication: the replica alias reads the test database itself (Django's test mirror).
         found[REPLICA]["TEST"] = {"MIRROR": "default"}
     return found

@@ -140,7 +140,10 @@ DATABASES = databases(
     var_dir=VAR_DIR,
     conn_max_age=env_int("CMS_DB_CONN_MAX_AGE", 600),
     pgbouncer=CMS_PGBOUNCER,
+    connect_timeout=env_int("CMS_DB_CONNECT_TIMEOUT", 5),
 )
+# How long the health checks wait for the database's answer before calling it not ready (apps/core/readiness.py).
+CMS_READINESS_DB_TIMEOUT = env_float("CMS_READINESS_DB_TIMEOUT", 2.0)
 if DATABASE_REPLICA_URL:
     DATABASE_ROUTERS = ["apps.core.replicas.ReplicaRouter"]
     MIDDLEWARE.insert(

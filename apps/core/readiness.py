@@ -12,7 +12,10 @@ an exception's text (which can hold host names, paths or credentials). What went
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,10 +80,38 @@ _migrations_applied = False
 MIGRATIONS_UNREADABLE = "Not checked: the database is not reachable."
 
 
-def database() -> CheckResult:
+# The database answers ``SELECT 1`` on a connection of its own, in a thread the check waits for at most
+# CMS_READINESS_DB_TIMEOUT seconds: a hung server (or one whose every connection slot is taken) fails the check instead
+# of holding the probe, and the gunicorn worker answering it, until TCP gives up minutes later. One probe at a time:
+# while one is stuck, later checks wait on it instead of starting another, so a long outage holds one thread.
+_probe_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cms-readiness-db")
+_probe_lock = threading.Lock()
+_probe: Future | None = None
+
+
+def _select_one() -> None:
+    connection = connections[DEFAULT_DB_ALIAS]
     try:
-        with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
+    finally:
+        # Closed after each probe: a kept connection in this thread would hold a server slot between probes (and
+        # keep a test database from being dropped).
+        connection.close()
+
+
+def database() -> CheckResult:
+    global _probe
+    timeout = settings.CMS_READINESS_DB_TIMEOUT
+    with _probe_lock:
+        if _probe is None or _probe.done():
+            _probe = _probe_executor.submit(_select_one)
+        probe = _probe
+    try:
+        probe.result(timeout=timeout)
+    except FutureTimeout:
+        logger.warning("readiness: the database did not answer within %g s", timeout)
+        return failed(f"No answer within {timeout:g} s.")
     except Exception as error:
         logger.warning("readiness: database not reachable: %s: %s", type(error).__name__, error)
         return failed("Not reachable.")

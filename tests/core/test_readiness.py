@@ -5,6 +5,7 @@ joins through the registry. Nothing in an answer names a host, a port or a path 
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -28,6 +29,31 @@ def live_worker(db):
     WorkerBeat.objects.create(
         worker_id="w", host="h", pid=1, queues=settings.CMS_TASK_QUEUES, started_at=now(), seen_at=now()
     )
+
+
+class FakeDatabase:
+    """Stands in for ``connections`` in apps/core/readiness.py: a cursor that fails with ``error``, or (with
+    ``hang``) one whose query waits until the event is set, as a hung server's does."""
+
+    def __init__(self, *, error: Exception | None = None, hang: threading.Event | None = None):
+        self.error, self.hang, self.cursors = error, hang, 0
+
+    def __getitem__(self, alias: str) -> FakeDatabase:
+        return self
+
+    @contextmanager
+    def cursor(self):
+        self.cursors += 1
+        if self.error:
+            raise self.error
+        yield self
+
+    def execute(self, sql: str) -> None:
+        if self.hang is not None:
+            self.hang.wait()
+
+    def close(self) -> None:
+        pass
 
 
 def not_ready(checks: dict, message: str) -> dict:
@@ -146,10 +172,11 @@ def test_unapplied_migrations_are_counted(api, monkeypatch):
 
 
 def test_an_unreachable_database_fails_both_database_checks(api, monkeypatch):
-    def refuse(*_args, **_kwargs):
-        raise OSError("connection to server at 10.0.0.7 port 5432 failed")
-
-    monkeypatch.setattr(readiness, "connections", {"default": type("C", (), {"cursor": refuse})()})
+    monkeypatch.setattr(
+        readiness,
+        "connections",
+        FakeDatabase(error=OSError("connection to server at 10.0.0.7 port 5432 failed")),
+    )
     monkeypatch.setattr(readiness, "_migrations_applied", False)
 
     response = api.get(READY)
@@ -164,6 +191,56 @@ def test_an_unreachable_database_fails_both_database_checks(api, monkeypatch):
         checks, "Not ready: database: Not reachable.; migrations: Not checked: the database is not reachable."
     )
     assert "10.0.0.7" not in response.content.decode()
+
+
+def test_a_hung_database_is_not_ready_after_the_timeout_and_is_probed_once_at_a_time(
+    api, monkeypatch, settings
+):
+    settings.CMS_READINESS_DB_TIMEOUT = 0.2
+    answer = threading.Event()
+    hung = FakeDatabase(hang=answer)
+    monkeypatch.setattr(readiness, "connections", hung)
+    monkeypatch.setattr(readiness, "_migrations_applied", True)  # known since the process started
+    try:
+        first, second = api.get(READY), api.get("/_cms/api/health")
+
+        assert first.status_code == 503
+        assert first.json() == not_ready(
+            {**CORE, "database": {"ok": False, "detail": "No answer within 0.2 s."}},
+            "Not ready: database: No answer within 0.2 s.",
+        )
+        assert second.status_code == 503
+        assert second.json()["error"]["message"] == "The database is not reachable."
+        # The second check waited on the first one's probe instead of starting another.
+        assert hung.cursors == 1
+    finally:
+        answer.set()
+    # Once the server answers, the stuck probe ends (a check waiting on it passes) and the next check starts anew.
+    settings.CMS_READINESS_DB_TIMEOUT = 30
+    assert api.get(READY).status_code == 200
+    probes = hung.cursors
+    assert api.get(READY).status_code == 200
+    assert hung.cursors == probes + 1
+
+
+def test_a_database_server_that_never_answers_a_connection_is_given_up(db):
+    """libpq's connect_timeout, which settings give every PostgreSQL alias (CMS_DB_CONNECT_TIMEOUT): without it a
+    connection to a silent server waits as long as TCP does."""
+    import psycopg
+    from django.db.utils import ConnectionHandler, OperationalError
+
+    from cms_project.databases import database
+
+    with HungServer() as server:
+        configured = database(
+            f"postgres://cms@127.0.0.1:{server.port}/cms", conn_max_age=0, pgbouncer=False, connect_timeout=2
+        )
+        assert configured["OPTIONS"]["connect_timeout"] == 2
+        handler = ConnectionHandler({"default": configured})
+        with pytest.raises(OperationalError) as raised:
+            handler["default"].ensure_connection()
+        assert isinstance(raised.value.__cause__, psycopg.errors.ConnectionTimeout)
+        assert server.accepted() >= 1
 
 
 def test_redis_is_checked_when_a_redis_cache_is_configured(api):
@@ -298,10 +375,7 @@ def test_liveness_answers_pending_migrations_in_its_own_words(api, monkeypatch):
 
 
 def test_liveness_answers_an_unreachable_database_in_its_own_words(api, monkeypatch):
-    def refuse(*_args, **_kwargs):
-        raise OSError("connection refused")
-
-    monkeypatch.setattr(readiness, "connections", {"default": type("C", (), {"cursor": refuse})()})
+    monkeypatch.setattr(readiness, "connections", FakeDatabase(error=OSError("connection refused")))
     monkeypatch.setattr(readiness, "_migrations_applied", False)
 
     response = api.get("/_cms/api/health")
