@@ -65,12 +65,18 @@ def _schema_changes(nodes: list[str], session: requests.Session, tag: str, probl
     return collection
 
 
-def _rev_race(nodes: list[str], token: str, collection: str, seconds: float, problems: list[str]) -> dict:
+def rev_race(
+    nodes: list[str], token: str, collection_url: str, field: str, seconds: float, data: dict
+) -> tuple[dict, list[str]]:
+    """20 clients PATCH one new entry of ``collection_url`` (a path under each node) at once, all with the same
+    ``_rev``, spread over ``nodes``, round after round: each round exactly one wins (200) and the others get 409, and
+    every winner's write is kept (no lost update: the integer ``field`` ends equal to the rounds). The facts and the
+    problems found."""
     session = _session(token)
-    entry_id = session.post(f"{nodes[0]}{API}/content/{collection}", json={"data": {"count": 0}}).json()[
-        "data"
-    ]["item"]["id"]
-    clients, rounds = 20, 0
+    entry_id = session.post(f"{nodes[0]}{collection_url}", json={"data": {**data, field: 0}}).json()["data"][
+        "item"
+    ]["id"]
+    clients, rounds, problems = 20, 0, []
     barrier = threading.Barrier(clients)
     statuses: Counter[str] = Counter()
 
@@ -78,29 +84,33 @@ def _rev_race(nodes: list[str], token: str, collection: str, seconds: float, pro
         with _session(token) as own:
             barrier.wait()
             return own.patch(
-                f"{nodes[index % 2]}{API}/content/{collection}/{entry_id}",
-                json={"data": {"count": value}, "_rev": rev},
+                f"{nodes[index % len(nodes)]}{collection_url}/{entry_id}",
+                json={"data": {field: value}, "_rev": rev},
                 timeout=30,
             ).status_code
 
     deadline = time.monotonic() + seconds
     with ThreadPoolExecutor(clients) as pool:
         while time.monotonic() < deadline:
-            current = session.get(f"{nodes[rounds % 2]}{API}/content/{collection}/{entry_id}").json()["data"]
+            current = session.get(f"{nodes[rounds % len(nodes)]}{collection_url}/{entry_id}").json()["data"]
             rounds += 1
-            rev, value = current["_rev"], current["item"]["data"]["count"] + 1
+            # Every client writes the next counter value; whichever wins, the counter must advance by one.
+            rev, value = current["_rev"], current["item"]["data"][field] + 1
             codes = list(
                 pool.map(lambda index, rev=rev, value=value: attempt(index, rev, value), range(clients))
             )
             statuses.update(str(code) for code in codes)
             if codes.count(200) != 1 or codes.count(409) != clients - 1:
                 problems.append(f"round {rounds}: {sorted(Counter(codes).items())}")
-    final = session.get(f"{nodes[1]}{API}/content/{collection}/{entry_id}").json()["data"]["item"]["data"][
-        "count"
-    ]
+    final = session.get(f"{nodes[-1]}{collection_url}/{entry_id}").json()["data"]["item"]["data"][field]
     if final != rounds:
         problems.append(f"lost update: {rounds} rounds won but the counter is {final}")
-    return {"rounds": rounds, "statuses": dict(statuses), "final_counter": final}
+    return {
+        "clients": clients,
+        "rounds": rounds,
+        "statuses": dict(statuses),
+        "final_counter": final,
+    }, problems
 
 
 def _scheduled_once(
@@ -163,7 +173,8 @@ def scenario_two_nodes(kind, url, env, token, ids, seconds):
         nodes = [server.url for server in servers]
         session = _session(token)
         collection = _schema_changes(nodes, session, tag, problems)
-        race = _rev_race(nodes, token, collection, seconds, problems)
+        race, lost = rev_race(nodes, token, f"{API}/content/{collection}", "count", seconds, {})
+        problems += lost
         scheduled = _scheduled_once(nodes, session, collection, problems)
     finally:
         for worker in workers:
