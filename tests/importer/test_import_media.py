@@ -415,3 +415,50 @@ def test_a_reimport_after_the_media_item_was_deleted_points_at_the_attachment_ur
     assert job["state"] == "completed"
     entry = all_entries(admin_api, "posts")[0]
     assert (entry["data"]["title"], entry["data"]["featured_image"]) == ("Changed", {"url": url})
+
+
+def test_the_url_rewrite_over_thousands_of_entries_outlasts_other_connections_writes(
+    transactional_db, admin_api, site
+):
+    """The rewrite read the imported entries' ids through one open cursor: on SQLite, once another connection (a
+    worker's heartbeat) committed while it ran, the next entry's write failed at once with "database is locked" and
+    the job paused (make stress, kill_import_phases). Past the ORM's first 2,000 rows the cursor stays open."""
+    import threading
+
+    from django.db import connections, transaction
+
+    from apps.core import events
+    from apps.importer.models import ImportAnalysis
+
+    url = f"{site.base}/wp-content/uploads/red.png"
+    image = f'<!-- wp:image --><figure class="wp-block-image"><img src="{url}" alt=""/></figure><!-- /wp:image -->'
+    items = attachment(10, url) + "".join(
+        post(number, slug=f"post-{number}", content=image if number <= 2 else "<p>Text</p>")
+        for number in range(1, 2102)
+    )
+    others: list[str] = []
+
+    def another_connection_writes() -> None:
+        others.append(ImportAnalysis.objects.update(filename="touched.xml"))
+        connections.close_all()
+
+    def another_connection_commits() -> None:
+        writer = threading.Thread(target=another_connection_writes)
+        writer.start()
+        writer.join()
+
+    def rewritten(sender, entry, action, **kwargs):
+        if action != "create" and not others:
+            # Once the entry's own write is committed, between two entries' writes, as a heartbeat would.
+            transaction.on_commit(another_connection_commits)
+            others.append(entry.pk)
+
+    events.entry_changed.connect(rewritten, weak=False)
+    try:
+        job = run_import(admin_api, content=wxr(items), options={"includeMedia": True})
+    finally:
+        events.entry_changed.disconnect(rewritten)
+
+    assert job["error"] is None
+    assert (job["state"], job["summary"]["media"]["urlsRewritten"]) == ("completed", 2)
+    assert others[1:] == [1]  # the other connection wrote its row

@@ -31,5 +31,7 @@ def run(state: RunState) -> None:
     state.counters["media"] = result["imported"]
     metrics.imported("media", result["imported"])
     if result["urlMap"]:
-        rewritten = services.rewrite_urls(actor=state.system, url_map=result["urlMap"])
+        rewritten = services.rewrite_urls(
+            actor=state.system, url_map=result["urlMap"], progress=state.keep_alive
+        )
         state.media["urlsRewritten"] = rewritten["urlsReplaced"]

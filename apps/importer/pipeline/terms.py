@@ -17,6 +17,30 @@ from apps.taxonomy import services as taxonomy_services
 from apps.taxonomy.models import Taxonomy
 from apps.taxonomy.models import Term as TaxonomyTerm
 
+TERMS_PER_COMMIT = 200
+
+
+def parents_first(terms: list[Term]) -> list[Term]:
+    """The terms with each parent before its children (of those listed), so that a chunk of them never holds a
+    child whose parent comes in a later chunk."""
+    by_key = {(term.taxonomy, term.slug): term for term in terms}
+    ordered: list[Term] = []
+    done: set[tuple[str, str]] = set()
+
+    def place(term: Term, trail: tuple = ()) -> None:
+        key = (term.taxonomy, term.slug)
+        if key in done:
+            return
+        done.add(key)
+        parent_key = (term.taxonomy, term.parent) if term.parent else None
+        if parent_key and parent_key in by_key and parent_key not in trail:
+            place(by_key[parent_key], (*trail, key))
+        ordered.append(term)
+
+    for term in terms:
+        place(term)
+    return ordered
+
 
 def taxonomy_name(wp_name: str) -> str:
     name = "".join(ch if ch.isalnum() else "_" for ch in wp_name.lower()).strip("_")
@@ -47,9 +71,17 @@ class Terms:
         with transaction.atomic():
             for menu in menus:
                 state.put("menu_term", menu.slug, payload={"name": menu.name or menu.slug})
-            if state.options.get("includeTaxonomies", True):
-                self.create(header_terms)
             state.flush()
+        if not state.options.get("includeTaxonomies", True):
+            return
+        # Committed a chunk at a time with the job (its counters, and its lease renewed): a site's thousands of
+        # terms in one transaction outlasted the lease, and another worker took the job for a dead one's and ran
+        # it too. A kill loses the chunk under way only; a resumed phase finds the terms made by their records.
+        ordered = parents_first(header_terms)
+        for start in range(0, len(ordered), TERMS_PER_COMMIT):
+            with transaction.atomic():
+                self.create(ordered[start : start + TERMS_PER_COMMIT])
+                state.save()
 
     def taxonomy(self, wp_name: str, collection: Collection | None = None) -> Taxonomy:
         state = self.state

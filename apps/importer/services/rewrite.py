@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -56,19 +57,22 @@ class UrlRewriter:
         return value
 
 
-def rewrite_urls(*, actor: Actor, url_map: dict[str, str]) -> dict[str, int]:
+def rewrite_urls(
+    *, actor: Actor, url_map: dict[str, str], progress: Callable[[], None] | None = None
+) -> dict[str, int]:
     """Replace old media URLs (also their resized ``-300x200`` variants and with query strings) in every string of
     imported entries and sections: Portable Text image URLs, link hrefs, text and string fields. Each entry is
-    updated through the content service in its own transaction."""
+    updated through the content service in its own transaction.
+
+    ``progress()`` is called after each entry and section, outside their transactions: an import job renews its
+    lease there, since rewriting thousands of entries takes longer than a lease, and a job left unrenewed that long
+    is taken over by another worker as a dead one's and run twice at once."""
     authorize(actor, "import.run")
     rewriter = UrlRewriter(url_map)
     counts = {"entriesScanned": 0, "entriesUpdated": 0, "sectionsUpdated": 0, "urlsReplaced": 0}
     if not rewriter.map:
         return counts
-    entry_ids = (
-        ImportRecord.objects.filter(kind="entry").exclude(target_id="").values_list("target_id", flat=True)
-    )
-    for chunk in _chunks(entry_ids.iterator(), 200):
+    for chunk in _imported_entry_ids(200):
         for entry in Entry.objects.filter(pk__in=chunk, deleted_at__isnull=True).select_related("collection"):
             counts["entriesScanned"] += 1
             changed = {key: rewriter.walk(value) for key, value in entry.data.items()}
@@ -77,22 +81,32 @@ def rewrite_urls(*, actor: Actor, url_map: dict[str, str]) -> dict[str, int]:
                 with transaction.atomic():
                     write_imported_entry(entry, changed)
                 counts["entriesUpdated"] += 1
+            if progress is not None:
+                progress()
     system = Actor.system()
     for section in Section.objects.filter(source=SectionSource.IMPORT):
         content = rewriter.walk(section.content)
         if content != section.content:
             site_services.section_update(actor=system, section=section, changes={"content": content})
             counts["sectionsUpdated"] += 1
+        if progress is not None:
+            progress()
     counts["urlsReplaced"] = rewriter.replaced
     return counts
 
 
-def _chunks(iterator, size: int):
-    chunk = []
-    for value in iterator:
-        chunk.append(value)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
+def _imported_entry_ids(size: int):
+    """The ids of every imported entry, ``size`` at a time, each page read by a query of its own. One cursor open
+    over them all kept a read snapshot on SQLite while the entries were rewritten: once another connection (a
+    worker's heartbeat) had committed, the next rewrite could not take the write lock and failed at once with
+    "database is locked", pausing the import."""
+    records = ImportRecord.objects.filter(kind="entry").exclude(target_id="").order_by("pk")
+    after = None
+    while True:
+        page = list(
+            (records if after is None else records.filter(pk__gt=after)).values_list("pk", "target_id")[:size]
+        )
+        if not page:
+            return
+        yield [target for _, target in page]
+        after = page[-1][0]
