@@ -1,6 +1,6 @@
 """`make stress`: the server under sustained load and faults, each scenario ending with a pass/fail verdict.
 
-    python -m bench.stress [--db sqlite,postgres] [--minutes 10] [--only mixed,kill_worker,db_restart,rev_race,fault_tests,backup,replica,pgbouncer] [--smoke]
+    python -m bench.stress [--db sqlite,postgres] [--minutes 10] [--only mixed,kill_worker,db_restart,rev_race,fault_tests,backup,publish_during_import,kill_import_worker,kill_import_phases,replica,pgbouncer,two_nodes] [--smoke]
 
 Scenarios (each against a real gunicorn server with the `make run` configuration, on a small seeded database):
 
@@ -20,6 +20,12 @@ Scenarios (each against a real gunicorn server with the `make run` configuration
   (bench/stress_backup.py).
 - ``db_restart`` (PostgreSQL only): PostgreSQL is restarted under load; while it is down the API answers 503 in the
   envelope with ``Retry-After``, and afterwards it answers 200 again without restarting the server.
+- ``publish_during_import``, ``kill_import_worker`` (bench/stress_tasks.py): entries published on time while a
+  5,000-post import runs in a worker; the worker of such an import SIGKILLed again and again.
+- ``kill_import_phases`` (bench/stress_import_phases.py): an import with terms, posts, pages, menus and attachments
+  downloaded from a local server, its workers SIGKILLed in every phase that does work (terms, items, links, media);
+  everything exists exactly once, no file is downloaded again but those a kill interrupted.
+- ``replica``, ``pgbouncer`` (PostgreSQL only, bench/stress_replica.py) and ``two_nodes`` (bench/stress_nodes.py).
 
 ``--smoke`` runs a few seconds of each on SQLite (``tests/system/test_stress_smoke.py`` runs it in ``make test``).
 Results go to bench/results/stress-<timestamp>.json; the exit status is 0 only when every verdict passed.
@@ -44,7 +50,7 @@ from pathlib import Path
 
 import requests
 
-from bench import stress_nodes, stress_replica, stress_tasks
+from bench import stress_import_phases, stress_nodes, stress_replica, stress_tasks
 from bench.run import PG_DEFAULT, RESULTS, ROOT, Server, prepare
 from bench.stress_backup import scenario_backup
 
@@ -444,6 +450,7 @@ SCENARIOS = {
     # Background work (bench/stress_tasks.py).
     "publish_during_import": stress_tasks.scenario_publish_during_import,
     "kill_import_worker": stress_tasks.scenario_kill_import_worker,
+    "kill_import_phases": stress_import_phases.scenario_kill_import_phases,  # bench/stress_import_phases.py
     **stress_replica.SCENARIOS,  # replica, pgbouncer (issue 24)
     "two_nodes": stress_nodes.scenario_two_nodes,  # bench/stress_nodes.py
 }
@@ -454,6 +461,7 @@ SLOW = (
     "backup",
     "publish_during_import",
     "kill_import_worker",
+    "kill_import_phases",
     "two_nodes",
     *stress_replica.SCENARIOS,
 )

@@ -1,4 +1,5 @@
-"""A deterministic WXR file of any size, written as a stream: posts with block markup, terms, authors, attachments.
+"""A deterministic WXR file of any size, written as a stream: posts with block markup, terms, authors, attachments,
+and optionally pages and classic menus.
 
 Used to show the reader's memory stays bounded (and reusable by benchmarks): the same arguments always give the
 same bytes, and writing never holds more than one item in memory.
@@ -35,13 +36,16 @@ def _sentence(seed: int, length: int) -> str:
     return " ".join(WORDS[(seed * 7 + index * 3) % len(WORDS)] for index in range(length)).capitalize() + "."
 
 
-def _content(number: int) -> str:
+UPLOADS = "https://example.test/wp-content/uploads"
+
+
+def _content(number: int, attachments: int = 50, uploads: str = UPLOADS) -> str:
     parts = [
         f'<!-- wp:heading -->\n<h2 class="wp-block-heading">{_sentence(number, 5)}</h2>\n<!-- /wp:heading -->',
         f"<!-- wp:paragraph -->\n<p>{_sentence(number + 1, 30)} <strong>{_sentence(number + 2, 3)}</strong> "
         f'<a href="https://example.test/{number}">{_sentence(number + 3, 2)}</a></p>\n<!-- /wp:paragraph -->',
-        f'<!-- wp:image {{"id":{100000 + number % 50}}} -->\n<figure class="wp-block-image"><img '
-        f'src="https://example.test/wp-content/uploads/{number % 50}.jpg" alt="{_sentence(number, 3)}"/>'
+        f'<!-- wp:image {{"id":{100000 + number % attachments}}} -->\n<figure class="wp-block-image"><img '
+        f'src="{uploads}/{number % attachments}.jpg" alt="{_sentence(number, 3)}"/>'
         f"<figcaption>{_sentence(number + 4, 6)}</figcaption></figure>\n<!-- /wp:image -->",
         "<!-- wp:list -->\n<ul>"
         + "".join(
@@ -56,8 +60,18 @@ def _content(number: int) -> str:
     return "\n\n".join(parts)
 
 
-def _item(number: int, *, authors: int, categories: int, tags: int) -> str:
-    content = _content(number)
+def _item(
+    number: int,
+    *,
+    authors: int,
+    categories: int,
+    tags: int,
+    attachments: int = 50,
+    uploads: str = UPLOADS,
+    post_type: str = "post",
+    prefix: str = "",
+) -> str:
+    content = _content(number, attachments, uploads)
     author = f"author{number % authors}"
     date = f"2020-{1 + number % 12:02d}-{1 + number % 28:02d} {number % 24:02d}:{number % 60:02d}:00"
     return f"""  <item>
@@ -75,12 +89,12 @@ def _item(number: int, *, authors: int, categories: int, tags: int) -> str:
     <wp:status><![CDATA[publish]]></wp:status>
     <wp:post_parent>0</wp:post_parent>
     <wp:menu_order>0</wp:menu_order>
-    <wp:post_type><![CDATA[post]]></wp:post_type>
-    <category domain="category" nicename="category-{number % categories}"><![CDATA[Category {number % categories}]]></category>
+    <wp:post_type><![CDATA[{post_type}]]></wp:post_type>
+    <category domain="category" nicename="{prefix}category-{number % categories}"><![CDATA[Category {number % categories}]]></category>
     <category domain="post_tag" nicename="tag-{number % tags}"><![CDATA[Tag {number % tags}]]></category>
     <wp:postmeta>
       <wp:meta_key><![CDATA[_thumbnail_id]]></wp:meta_key>
-      <wp:meta_value><![CDATA[{100000 + number % 50}]]></wp:meta_value>
+      <wp:meta_value><![CDATA[{100000 + number % attachments}]]></wp:meta_value>
     </wp:postmeta>
     <wp:postmeta>
       <wp:meta_key><![CDATA[settings]]></wp:meta_key>
@@ -90,8 +104,46 @@ def _item(number: int, *, authors: int, categories: int, tags: int) -> str:
 """
 
 
-def write_wxr(path: Path, posts: int, *, authors: int = 5, categories: int = 20, tags: int = 50) -> Path:
-    """Write a WXR file with ``posts`` posts (plus authors, terms and 50 attachments) to ``path``."""
+def _menu_item(number: int, menu: str, target: int, parent: int) -> str:
+    meta = {
+        "_menu_item_type": "post_type",
+        "_menu_item_object": "post",
+        "_menu_item_object_id": target,
+        "_menu_item_menu_item_parent": parent,
+        "_menu_item_url": "",
+    }
+    return (
+        f"  <item><title>Link {number}</title><wp:post_id>{200000 + number}</wp:post_id>"
+        f"<wp:post_type>nav_menu_item</wp:post_type><wp:status>publish</wp:status>"
+        f"<wp:menu_order>{number}</wp:menu_order>"
+        f'<category domain="nav_menu" nicename="{menu}"><![CDATA[{menu}]]></category>'
+        + "".join(
+            f"<wp:postmeta><wp:meta_key>{key}</wp:meta_key><wp:meta_value><![CDATA[{value}]]></wp:meta_value>"
+            "</wp:postmeta>"
+            for key, value in meta.items()
+        )
+        + "</item>\n"
+    )
+
+
+def write_wxr(
+    path: Path,
+    posts: int,
+    *,
+    authors: int = 5,
+    categories: int = 20,
+    tags: int = 50,
+    attachments: int = 50,
+    uploads: str = UPLOADS,
+    pages: int = 0,
+    menus: int = 0,
+    menu_items: int = 0,
+    prefix: str = "",
+) -> Path:
+    """Write a WXR file with ``posts`` posts (plus authors, terms and ``attachments`` attachments whose files are at
+    ``uploads``) to ``path``; with ``pages`` pages after them, and ``menu_items`` menu items spread over ``menus``
+    menus, each linking a post (five in a row in one menu, each under the one before it). ``prefix`` starts the slugs of the
+    categories and menus, so that two files' terms are different terms."""
     with path.open("w", encoding="utf-8") as handle:
         handle.write(HEADER)
         for number in range(authors):
@@ -102,17 +154,31 @@ def write_wxr(path: Path, posts: int, *, authors: int = 5, categories: int = 20,
             )
         for number in range(categories):
             handle.write(
-                f"  <wp:category><wp:term_id>{number + 1}</wp:term_id><wp:category_nicename>category-{number}"
+                f"  <wp:category><wp:term_id>{number + 1}</wp:term_id><wp:category_nicename>{prefix}category-{number}"
                 f"</wp:category_nicename><wp:category_parent></wp:category_parent><wp:cat_name><![CDATA["
                 f"Category {number}]]></wp:cat_name></wp:category>\n"
             )
-        for number in range(50):
+        for number in range(menus):
+            handle.write(
+                f"  <wp:term><wp:term_id>{90000 + number}</wp:term_id><wp:term_taxonomy>nav_menu</wp:term_taxonomy>"
+                f"<wp:term_slug>{prefix}menu-{number}</wp:term_slug><wp:term_name><![CDATA[Menu {number}]]>"
+                "</wp:term_name></wp:term>\n"
+            )
+        for number in range(attachments):
             handle.write(
                 f"  <item><title>Image {number}</title><wp:post_id>{100000 + number}</wp:post_id>"
                 f"<wp:post_type>attachment</wp:post_type><wp:status>inherit</wp:status><wp:attachment_url>"
-                f"https://example.test/wp-content/uploads/{number}.jpg</wp:attachment_url></item>\n"
+                f"{uploads}/{number}.jpg</wp:attachment_url></item>\n"
             )
+        shape = {"authors": authors, "categories": categories, "tags": tags, "attachments": attachments}
         for number in range(1, posts + 1):
-            handle.write(_item(number, authors=authors, categories=categories, tags=tags))
+            handle.write(_item(number, uploads=uploads, prefix=prefix, **shape))
+        for number in range(posts + 1, posts + pages + 1):
+            handle.write(_item(number, uploads=uploads, prefix=prefix, post_type="page", **shape))
+        for number in range(menu_items):
+            # Five items in a row share a menu, each under the one before it.
+            parent = 200000 + number - 1 if number % 5 else 0
+            menu = f"{prefix}menu-{number // 5 % max(menus, 1)}"
+            handle.write(_menu_item(number, menu, 1 + number % max(posts, 1), parent))
         handle.write("</channel>\n</rss>\n")
     return path
