@@ -3,8 +3,8 @@ them, and ``manage.py worker`` as a supervisor of RQ workers.
 
 With RQ the queues live in Redis and RQ's own workers run the tasks (each task in a forked process, as RQ does). An
 RQ worker runs one task at a time from its queues in order, so one worker for every queue would hold publishing
-behind an import: ``manage.py worker`` therefore starts one RQ worker per queue (``manage.py rqworker``, with RQ's
-scheduler for delayed tasks), starts again any that exits, and enqueues the periodic sweeps (registry.py) into RQ,
+behind an import: ``manage.py worker`` therefore starts one RQ worker per queue (``manage.py rqworker``), starts again
+any that exits, runs RQ's scheduler (delayed tasks come due) and enqueues the periodic sweeps (registry.py) into RQ,
 which has none of its own. Operators keep one command; plain ``rqworker`` processes elsewhere work beside it.
 
 What is seen here is read from Redis, never from the database: RQ's workers register themselves there (with a time
@@ -13,6 +13,7 @@ to live), so "served" means a live RQ worker listens on the queue, whoever start
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -132,7 +133,6 @@ class Supervisor:
             sys.executable,
             str(settings.BASE_DIR / "manage.py"),
             "rqworker",
-            "--with-scheduler",
             "--worker-ttl",
             str(ttl),
             "--name",
@@ -151,6 +151,13 @@ class Supervisor:
         self.stop_requested = True
 
     def serve(self) -> None:
+        import django_rq
+        from rq.scheduler import RQScheduler
+
+        # RQ's scheduler (delayed tasks: scheduled publishing, retries) in this loop, instead of the process each
+        # `rqworker --with-scheduler` forks: one per queue would be six more processes. Its locks in Redis leave
+        # each queue to one scheduler among all the machines; another takes over within a minute of a death.
+        scheduler = RQScheduler(self.queues, connection=django_rq.get_connection("default"))
         for queue in self.queues:
             self.start(queue)
         logger.info("worker started on RQ", extra={"worker_id": self.name, "queues": self.queues})
@@ -170,8 +177,15 @@ class Supervisor:
                     self.enqueue_periodic([each for each in due if each.task.queue_name in self.queues])
                 except Exception:
                     logger.exception("periodic sweeps not enqueued")
+                try:
+                    if scheduler.acquire_locks():
+                        scheduler.enqueue_scheduled_jobs()
+                except redis.RedisError:
+                    logger.exception("delayed tasks not moved to their queues")
                 self._nap(1.0)
         finally:
+            with contextlib.suppress(redis.RedisError):  # unreleased, they expire within a minute
+                scheduler.release_locks()
             # RQ's warm shutdown: each child ends after the task in hand.
             for child in self.children.values():
                 if child.poll() is None:

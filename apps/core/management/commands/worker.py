@@ -3,7 +3,8 @@ renditions and upkeep, each queue in its own thread.
 
 `make run` starts one next to the web server. Any number may run at once, on this machine or others sharing the
 database; ``--queues`` makes one serve only some queues (say, a machine for imports). SIGTERM or SIGINT stops it
-after the tasks in hand; a task cut short by a kill is run again once the worker is seen to be dead.
+after the tasks in hand; a task cut short by a kill is run again once the worker is seen to be dead. With
+``CMS_TASK_BACKEND=rq`` it supervises one RQ worker per queue instead (apps/background/rqbroker.py).
 """
 
 from __future__ import annotations
