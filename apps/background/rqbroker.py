@@ -136,7 +136,8 @@ class Supervisor:
             "--worker-ttl",
             str(ttl),
             "--name",
-            f"{self.name}-{queue}",
+            # A fresh name each start: a killed worker's name stays registered until its key expires.
+            f"{self.name}-{queue}-{uuid.uuid4().hex[:4]}",
             queue,
         ]
 
