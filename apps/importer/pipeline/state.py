@@ -280,6 +280,10 @@ class RunState:
             self.known[key] = ImportRecord.objects.filter(site=self.site, kind=kind, source_id=key[1]).first()
         return self.known[key]
 
+    def forget(self, kinds: tuple[str, ...]) -> None:
+        """Drop the cached records of ``kinds`` (written ones: pending records stay); ``get`` reads them again."""
+        self.known = {key: record for key, record in self.known.items() if key[0] not in kinds}
+
     def put(self, kind: str, source_id: Any, **values: Any) -> ImportRecord:
         key = (kind, str(source_id))
         current = self.pending.get(key) or self.known.get(key)
