@@ -57,7 +57,16 @@ SCENARIOS = [
     Scenario("suggest_short", "suggest, 2-letter prefix", 20.0),
     Scenario("suggest_word", "suggest, 5-letter prefix", 20.0),
 ]
+# Issue 24's targets at a million entries: a mid-frequency word, a word in about a quarter of the documents, and
+# suggest. The other scenarios are reported against the one-second bound only.
+MILLION = 1_000_000
+MILLION_TARGETS = {"mid": 50.0, "frequent": 300.0, "suggest_short": 20.0, "suggest_word": 20.0}
 MAX_MS = 1000.0
+KEPT_INDEX = (
+    "import json; from apps.content.models import Entry; from apps.search.backends import get_search_backend; "
+    "from apps.search.models import SearchDocument; print(json.dumps({'engine': get_search_backend().engine(), "
+    "'entries': Entry.objects.count(), 'documents': SearchDocument.objects.count()}))"
+)
 THROUGHPUT_TARGET = 0.044
 WRITE_TARGET = 0.70
 
@@ -198,22 +207,27 @@ def measure(kind: str, mode: str | None, args, work: Path, env: dict) -> Run:
     label = f"{kind}-{mode}" if mode else kind
     run = Run(label)
     out = work / f"search-{kind}"
-    reindex = ["reindex", "--full", "--json", "--no-progress"]
-    if mode:
-        reindex += ["--index", mode]
-    print(f"[{label}] reindex …", flush=True)
-    result = json.loads(manage(env, *reindex))
-    run.engine = result["engine"]
-    run.entries = result["entries"]
-    run.documents = result["documents"]
-    run.reindex_seconds = result["seconds"]
-    run.reindex_rate = result["documentsPerSecond"]
-    print(
-        f"[{label}] {run.documents} documents in {run.reindex_seconds:.1f} s ({run.reindex_rate:.0f}/s)",
-        flush=True,
-    )
+    if args.keep_index:
+        kept = json.loads(manage(env, "shell", "-c", KEPT_INDEX))
+        run.engine, run.entries, run.documents = kept["engine"], kept["entries"], kept["documents"]
+        print(f"[{label}] measuring the {run.documents} documents already indexed", flush=True)
+    else:
+        reindex = ["reindex", "--full", "--json", "--no-progress"]
+        if mode:
+            reindex += ["--index", mode]
+        print(f"[{label}] reindex …", flush=True)
+        result = json.loads(manage(env, *reindex))
+        run.engine = result["engine"]
+        run.entries = result["entries"]
+        run.documents = result["documents"]
+        run.reindex_seconds = result["seconds"]
+        run.reindex_rate = result["documentsPerSecond"]
+        print(
+            f"[{label}] {run.documents} documents in {run.reindex_seconds:.1f} s ({run.reindex_rate:.0f}/s)",
+            flush=True,
+        )
 
-    if kind == "postgres":
+    if kind == "postgres" and not args.keep_index:
         # A full reindex rewrites every document: autovacuum then starts on the table in the middle of the
         # measurements (p99s several times the steady state's). A server in service is past that point.
         import psycopg
@@ -230,7 +244,10 @@ def measure(kind: str, mode: str | None, args, work: Path, env: dict) -> Run:
     try:
         baseline.wait("/")
         cms.wait("/_cms/api/health")
+        only = set(filter(None, args.only.split(",")))
         for scenario in SCENARIOS:
+            if only and scenario.name not in only:
+                continue
             paths = str(out / "paths" / f"{scenario.name}.txt")
             # Warm-up on 8 connections: gunicorn's sync workers take turns only under concurrent load, and a worker
             # whose first requests fell inside the one-connection measurement put second-long cold starts in its p99.
@@ -300,21 +317,30 @@ def measure(kind: str, mode: str | None, args, work: Path, env: dict) -> Run:
     return run
 
 
-def table(runs: list[Run]) -> str:
-    names = {scenario.name: scenario for scenario in SCENARIOS}
+def p99_target(scenario: Scenario, entries: int) -> float | None:
+    if entries >= MILLION:
+        return MILLION_TARGETS.get(scenario.name)
+    return scenario.p99_target
+
+
+def table(runs: list[Run], entries: int) -> str:
+    measured = {item.scenario for run in runs for item in run.latency}
     lines = [
         "| scenario | " + " | ".join(f"{run.database} p50 / p99 / max ms" for run in runs) + " | target |",
         "|---|" + "---|" * len(runs) + "---|",
     ]
     for scenario in SCENARIOS:
+        if scenario.name not in measured:
+            continue
+        goal = p99_target(scenario, entries)
         cells = []
         for run in runs:
             found = next(item for item in run.latency if item.scenario == scenario.name)
-            ok = found.max_ms < MAX_MS and (scenario.p99_target is None or found.p99_ms < scenario.p99_target)
+            ok = found.max_ms < MAX_MS and (goal is None or found.p99_ms < goal)
             cells.append(
                 f"{found.p50_ms:.1f} / {found.p99_ms:.1f} / {found.max_ms:.0f} {'✅' if ok else '❌'}"
             )
-        target = f"p99 < {names[scenario.name].p99_target:g} ms" if scenario.p99_target else "max < 1 s"
+        target = f"p99 < {goal:g} ms" if goal else "max < 1 s"
         lines.append(f"| {scenario.label} | " + " | ".join(cells) + f" | {target} |")
 
     def median(values):
@@ -323,14 +349,29 @@ def table(runs: list[Run]) -> str:
     def spread(values):
         return f"{median(values):.3f} ({min(values):.3f}–{max(values):.3f})" if values else "-"
 
+    measured_throughput = (
+        throughput_rows(runs, median, spread) if any(run.search_ratio for run in runs) else []
+    )
     rows = [
         ("index engine", [run.engine for run in runs], ""),
         ("documents indexed", [f"{run.documents:,}" for run in runs], ""),
         (
             "`reindex` rate, documents/s",
-            [f"{run.reindex_rate:,.0f} ({run.reindex_seconds:.0f} s)" for run in runs],
+            [
+                f"{run.reindex_rate:,.0f} ({run.reindex_seconds:.0f} s)" if run.reindex_seconds else "kept"
+                for run in runs
+            ],
             "",
         ),
+        *measured_throughput,
+        ("non-2xx or socket errors", [str(run.errors) for run in runs], "0"),
+    ]
+    lines += [f"| {name} | " + " | ".join(cells) + f" | {target} |" for name, cells, target in rows]
+    return "\n".join(lines)
+
+
+def throughput_rows(runs: list[Run], median, spread) -> list:
+    return [
         (
             "search req/s ÷ bare WSGI req/s (mid-frequency words, 8 connections)",
             [
@@ -370,10 +411,7 @@ def table(runs: list[Run]) -> str:
             ],
             f"≥ {WRITE_TARGET}",
         ),
-        ("non-2xx or socket errors", [str(run.errors) for run in runs], "0"),
     ]
-    lines += [f"| {name} | " + " | ".join(cells) + f" | {target} |" for name, cells, target in rows]
-    return "\n".join(lines)
 
 
 def write_doc(runs: list[Run], args, started: datetime) -> None:
@@ -381,7 +419,7 @@ def write_doc(runs: list[Run], args, started: datetime) -> None:
     block = (
         f"{BEGIN}\nMeasured {started:%Y-%m-%d %H:%M} UTC on {machine}; {args.entries:,} entries (90% published), "
         f"latency with one connection for {args.duration} s per scenario, throughput {args.rounds} rounds of "
-        f"{args.throughput_duration} s with 8 connections.\n\n{table(runs)}\n{END}"
+        f"{args.throughput_duration} s with 8 connections.\n\n{table(runs, args.entries)}\n{END}"
     )
     write_block(BEGIN, END, block)
 
@@ -399,6 +437,14 @@ def main() -> int:
     parser.add_argument("--throughput-duration", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--reseed", action="store_true")
+    parser.add_argument(
+        "--only", default="", help="Comma-separated latency scenarios to measure (default: all of them)."
+    )
+    parser.add_argument(
+        "--keep-index",
+        action="store_true",
+        help="Measure the documents an earlier run indexed instead of rebuilding them (a million take half an hour).",
+    )
     parser.add_argument("--no-doc", action="store_true", help="Do not rewrite docs/performance.md.")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
@@ -429,7 +475,7 @@ def main() -> int:
             runs.append(measure(kind, mode, args, work, env))
     stamp = started.strftime("%Y%m%dT%H%M%S")
     (RESULTS / f"search-{stamp}.json").write_text(json.dumps([asdict(run) for run in runs], indent=2))
-    print("\n" + table(runs))
+    print("\n" + table(runs, args.entries))
     if not args.no_doc:
         write_doc(runs, args, started)
     return 0

@@ -20,6 +20,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from bench.corpus import Corpus
+from bench.seed import copy_entries
 
 COLLECTION = "articles"
 PLAIN = "plain"
@@ -121,7 +122,7 @@ def query_sets(corpus: Corpus) -> dict:
 
 def seed(entries: int, out: Path) -> None:
     from django.core.management import call_command
-    from django.db import transaction
+    from django.db import connection, transaction
 
     from apps.accounts import services as accounts
     from apps.accounts.models import Role, User
@@ -157,6 +158,8 @@ def seed(entries: int, out: Path) -> None:
         )
         collections[slug] = collection
 
+    # PostgreSQL takes the rows through COPY, as bench/seed.py does (a million documents for issue 24's scale).
+    write = copy_entries if connection.vendor == "postgresql" else Entry.objects.bulk_create
     corpus = Corpus()
     rng = random.Random(20261122)
     start = datetime(2024, 1, 1, tzinfo=UTC)
@@ -182,10 +185,10 @@ def seed(entries: int, out: Path) -> None:
             entry.translation_group = entry.id
             batch.append(entry)
             if len(batch) == 2000:
-                Entry.objects.bulk_create(batch)
+                write(batch)
                 batch = []
         if batch:
-            Entry.objects.bulk_create(batch)
+            write(batch)
 
     sets = query_sets(corpus)
     (out / "queries.json").write_text(json.dumps(sets, indent=2))

@@ -90,7 +90,7 @@ def seed(entries: int, out: Path, pool: int = 5000) -> None:
 
     # PostgreSQL takes the rows through COPY (a million entries in minutes: issue 24's scale); SQLite through
     # bulk INSERTs, which it writes about as fast.
-    write = _copy_entries if connection.vendor == "postgresql" else Entry.objects.bulk_create
+    write = copy_entries if connection.vendor == "postgresql" else Entry.objects.bulk_create
     rng = random.Random(20261121)
     start = datetime(2024, 1, 1, tzinfo=UTC)
     batch: list[Entry] = []
@@ -149,7 +149,7 @@ def seed(entries: int, out: Path, pool: int = 5000) -> None:
     write_pool(out)
 
 
-def _copy_entries(batch) -> None:
+def copy_entries(batch) -> None:
     from django.db import connection
 
     from apps.content.models import Entry

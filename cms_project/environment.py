@@ -67,3 +67,34 @@ def email_settings(url: str | None) -> dict:
         "EMAIL_USE_SSL": ssl or query.get("ssl", "").lower() in truthy,
         "EMAIL_TIMEOUT": int(query.get("timeout", "10")),
     }
+
+
+RQ_BACKEND = "django_tasks_rq.RQBackend"
+DATABASE_BACKEND = "django_tasks_db.DatabaseBackend"
+
+
+def task_settings(backend: str | None, queues: list[str], redis_url: str | None, *, timeout: int) -> dict:
+    """TASKS, and for RQ its apps and RQ_QUEUES, from ``CMS_TASK_BACKEND``: ``database`` (the default), ``rq``, or a
+    backend's dotted class path. RQ keeps every queue in the one Redis at ``redis_url``; ``timeout`` is how long a
+    task may run before RQ kills it (an RQ job has a deadline, a database task has none)."""
+    backend = {"": DATABASE_BACKEND, "database": DATABASE_BACKEND, "rq": RQ_BACKEND}.get(
+        backend or "", backend
+    )
+    found = {
+        "TASKS": {"default": {"BACKEND": backend, "QUEUES": list(queues)}},
+        "apps": [],
+        "RQ_QUEUES": {},
+        "RQ": {},
+    }
+    if backend != RQ_BACKEND:
+        return found
+    if not redis_url:
+        raise ValueError("CMS_TASK_BACKEND=rq needs a Redis: set CMS_TASK_REDIS_URL (or REDIS_URL)")
+    found["apps"] = ["django_rq", "django_tasks_rq"]
+    # So that a plain `manage.py rqworker <queues>` runs our tasks the way `manage.py worker` does.
+    found["RQ"] = {"JOB_CLASS": "django_tasks_rq.Job", "WORKER_CLASS": "apps.background.rqworker.CmsWorker"}
+    # "default" is no queue of ours: django-rq reads task results through the connection of that name.
+    found["RQ_QUEUES"] = {
+        name: {"URL": redis_url, "DEFAULT_TIMEOUT": timeout} for name in ["default", *queues]
+    }
+    return found

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from apps.accounts.oauth_hooks import device_grant_pre_token
 from cms_project.databases import databases
-from cms_project.environment import email_settings, env, env_bool, env_float, env_int, env_list
+from cms_project.environment import email_settings, env, env_bool, env_float, env_int, env_list, task_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -646,14 +646,17 @@ CMS_MCP_COLLECTION_TOOLS = env_bool("CMS_MCP_COLLECTION_TOOLS", False)
 # --- Background work (docs/operations.md "Background work") -------------------------------------------------------
 
 # Django's Tasks API (the django-tasks backport): every piece of background work is a task on a queue. The database
-# backend is the default (no extra server); CMS_TASK_BACKEND names another backend class for large deployments.
+# backend is the default (no extra server); CMS_TASK_BACKEND=rq keeps the queues in Redis (CMS_TASK_REDIS_URL, else
+# REDIS_URL) for large deployments; a dotted class path names any other backend.
 CMS_TASK_QUEUES = ["publishing", "mail", "webhooks", "imports", "renditions", "maintenance"]
-TASKS = {
-    "default": {
-        "BACKEND": env("CMS_TASK_BACKEND", "django_tasks_db.DatabaseBackend"),
-        "QUEUES": CMS_TASK_QUEUES,
-    }
-}
+_tasks = task_settings(
+    env("CMS_TASK_BACKEND"),
+    CMS_TASK_QUEUES,
+    env("CMS_TASK_REDIS_URL") or env("REDIS_URL"),
+    timeout=env_int("CMS_TASK_RQ_TIMEOUT", 3600),
+)
+TASKS, RQ_QUEUES, RQ = _tasks["TASKS"], _tasks["RQ_QUEUES"], _tasks["RQ"]
+INSTALLED_APPS += _tasks["apps"]
 # How often each worker process records that it is alive, and after how long without a word it is taken to be dead
 # (its running tasks go back to their queues).
 CMS_WORKER_BEAT_SECONDS = env_float("CMS_WORKER_BEAT_SECONDS", 5.0)

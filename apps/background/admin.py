@@ -1,11 +1,13 @@
 """The operators' view of background work in the Django admin: the worker processes, with the state of every queue
-above them (django_tasks_db's own admin lists the task records, filterable by queue and status)."""
+above them (django_tasks_db's own admin lists the task records, filterable by queue and status). With the RQ
+backend the same page reads Redis: RQ's queues and registries, and the RQ workers registered there."""
 
 from __future__ import annotations
 
+import redis
 from django.contrib import admin
 
-from apps.background import selectors
+from apps.background import rqbroker, selectors
 from apps.background.models import WorkerBeat
 
 
@@ -27,11 +29,15 @@ class WorkerBeatAdmin(admin.ModelAdmin):
         return False
 
     def changelist_view(self, request, extra_context=None):
-        workers = selectors.live_workers()
-        extra_context = {
-            **(extra_context or {}),
-            "queues": selectors.queue_states(),
-            "unserved": selectors.unserved_queues(workers),
-            "live_workers": len(workers),
-        }
-        return super().changelist_view(request, extra_context)
+        context = {**(extra_context or {}), "rq": rqbroker.in_use()}
+        try:
+            workers = selectors.live_workers()
+            context.update(
+                queues=selectors.queue_states(),
+                unserved=selectors.unserved_queues(workers),
+                live_workers=len(workers),
+                rq_workers=workers if context["rq"] else [],
+            )
+        except redis.RedisError:
+            context["broker_down"] = True
+        return super().changelist_view(request, context)

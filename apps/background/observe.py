@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import logging
 
+import redis
 from django.db import DatabaseError
 from prometheus_client.core import GaugeMetricFamily
 
-from apps.background import selectors
+from apps.background import rqbroker, selectors
 from apps.core import metrics, readiness
 
 logger = logging.getLogger("cms.tasks")
@@ -17,18 +18,21 @@ NO_WORKER = "No worker is running: scheduled publishing, mail, webhooks and impo
 
 
 def tasks_check() -> readiness.CheckResult | None:
-    """Ready when every queue is served by a worker that beat within CMS_WORKER_DEAD_SECONDS. Not applicable with
-    a task backend other than the database one (its workers keep no heartbeat here)."""
+    """Ready when every queue is served by a worker that beat within CMS_WORKER_DEAD_SECONDS (with RQ: by an RQ
+    worker registered in Redis). Not applicable with another backend (its workers keep no heartbeat we can read)."""
     from django_tasks import task_backends
     from django_tasks_db import DatabaseBackend
 
-    if not isinstance(task_backends["default"], DatabaseBackend):
+    if not rqbroker.in_use() and not isinstance(task_backends["default"], DatabaseBackend):
         return None
     try:
         workers = selectors.live_workers()
     except DatabaseError as error:
         logger.warning("readiness: task table not readable: %s", type(error).__name__)
         return readiness.failed("Not checked: the database is not reachable.")
+    except redis.RedisError as error:
+        logger.warning("readiness: task broker not readable: %s", type(error).__name__)
+        return readiness.failed("Not checked: the task broker (Redis) is not reachable.")
     if not workers:
         return readiness.failed(NO_WORKER)
     unserved = selectors.unserved_queues(workers)
@@ -38,10 +42,16 @@ def tasks_check() -> readiness.CheckResult | None:
 
 
 class QueueCollector:
-    """Each queue's depth read from the task table when scraped (so every node reports the same figures)."""
+    """Each queue's depth read from the task table (or RQ's Redis) when scraped, so every node reports the same
+    figures. A broker that does not answer leaves the task figures out of that scrape, not the whole scrape."""
 
     def collect(self):
-        states = selectors.queue_states()
+        try:
+            states = selectors.queue_states()
+            alive = len(selectors.live_workers())
+        except redis.RedisError as error:
+            logger.warning("metrics: task broker not readable: %s", type(error).__name__)
+            return []
         families = {
             "ready": GaugeMetricFamily("cms_task_queue_ready", "Tasks that could run now.", labels=["queue"]),
             "later": GaugeMetricFamily(
@@ -61,7 +71,7 @@ class QueueCollector:
             for field, family in families.items():
                 family.add_metric([state.name], getattr(state, field))
         workers = GaugeMetricFamily("cms_task_workers_alive", "Worker processes that beat recently.")
-        workers.add_metric([], len(selectors.live_workers()))
+        workers.add_metric([], alive)
         return [*families.values(), workers]
 
 

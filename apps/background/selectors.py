@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db.models import Count, Min, Q
 from django_tasks_db.models import DBTaskResult, get_date_max
 
+from apps.background import rqbroker
 from apps.background.models import WorkerBeat
 from apps.core.timefmt import now
 
@@ -25,7 +26,12 @@ class QueueState:
 
 
 def queue_states(moment: datetime | None = None) -> list[QueueState]:
+    """Read from the task table, or from Redis with the RQ backend (redis.RedisError when it does not answer)."""
     moment = moment or now()
+    if rqbroker.in_use():
+        return [
+            QueueState(name=name, **asdict(counts)) for name, counts in rqbroker.queue_counts(moment).items()
+        ]
     day_ago = moment - timedelta(days=1)
     ready = Q(status="READY") & (Q(run_after=get_date_max()) | Q(run_after__lte=moment))
     rows = {
@@ -55,12 +61,15 @@ def queue_states(moment: datetime | None = None) -> list[QueueState]:
     return states
 
 
-def live_workers(moment: datetime | None = None) -> list[WorkerBeat]:
-    """Worker processes that said they were alive within CMS_WORKER_DEAD_SECONDS."""
+def live_workers(moment: datetime | None = None) -> list[WorkerBeat] | list[rqbroker.RQWorker]:
+    """Worker processes that said they were alive within CMS_WORKER_DEAD_SECONDS; with the RQ backend, the RQ
+    workers registered in Redis."""
+    if rqbroker.in_use():
+        return rqbroker.live_workers()
     cutoff = (moment or now()) - timedelta(seconds=settings.CMS_WORKER_DEAD_SECONDS)
     return list(WorkerBeat.objects.filter(seen_at__gt=cutoff))
 
 
-def unserved_queues(workers: list[WorkerBeat]) -> list[str]:
+def unserved_queues(workers: list[WorkerBeat] | list[rqbroker.RQWorker]) -> list[str]:
     served = {queue for worker in workers for queue in worker.queues}
     return [name for name in settings.CMS_TASK_QUEUES if name not in served]

@@ -3,7 +3,8 @@ renditions and upkeep, each queue in its own thread.
 
 `make run` starts one next to the web server. Any number may run at once, on this machine or others sharing the
 database; ``--queues`` makes one serve only some queues (say, a machine for imports). SIGTERM or SIGINT stops it
-after the tasks in hand; a task cut short by a kill is run again once the worker is seen to be dead.
+after the tasks in hand; a task cut short by a kill is run again once the worker is seen to be dead. With
+``CMS_TASK_BACKEND=rq`` it supervises one RQ worker per queue instead (apps/background/rqbroker.py).
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ import signal
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django_tasks import task_backends
+from django_tasks_db import DatabaseBackend
 
+from apps.background import rqbroker
 from apps.background.worker import Worker, run_once
 
 
@@ -40,14 +44,24 @@ class Command(BaseCommand):
         unknown = sorted(set(chosen) - set(known))
         if unknown:
             raise CommandError(f"Unknown queue(s): {', '.join(unknown)}. The queues are: {', '.join(known)}.")
+        if rqbroker.in_use():
+            if once:
+                raise CommandError("--once serves the database backend; on RQ, `manage.py rqworker --burst`.")
+            self.serve(rqbroker.Supervisor(chosen))
+            return
+        if not isinstance(task_backends["default"], DatabaseBackend):
+            raise CommandError(
+                "This command serves the database and RQ task backends; yours has its own worker."
+            )
         if interval is not None:
             settings.CMS_WORKER_POLL_SECONDS = interval
         if once:
             for name, count in sorted(run_once(chosen).items()):
                 self.stdout.write(f"{name}: {count}")
             return
-        worker = Worker([[queue] for queue in chosen])
+        self.serve(Worker([[queue] for queue in chosen]))
 
+    def serve(self, worker) -> None:
         def stop(signum, frame):
             worker.request_stop()
 
