@@ -12,12 +12,39 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 import requests
 
 from tests.factories import database_url
 
 ROOT = Path(__file__).resolve().parents[1]
 HEALTH = "/_cms/api/health"
+
+
+def wait_for(check, *, seconds: float = 120, every: float = 0.1):
+    """Poll ``check`` until it answers something true, and return that; fail after ``seconds`` (a bound against
+    hanging, not a measurement)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if value := check():
+            return value
+        time.sleep(every)
+    raise AssertionError(f"still waiting after {seconds} s")
+
+
+def redis_or_skip(url: str, variable: str):
+    """A client of the Redis at ``url``, for tests that need a real one: skipped when none answers, except under CI
+    (CI=true), which always has one and must not pass without testing."""
+    import redis
+
+    client = redis.Redis.from_url(url, socket_connect_timeout=1)
+    try:
+        client.ping()
+    except redis.ConnectionError:
+        if os.environ.get("CI") == "true":
+            raise
+        pytest.skip(f"Redis is not reachable (set {variable}); CI always runs this")
+    return client
 
 
 def free_port() -> int:

@@ -29,6 +29,7 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from apps.background import registry
+from apps.background.worker import periodic_needed
 
 logger = logging.getLogger("cms.worker")
 
@@ -209,7 +210,7 @@ class Supervisor:
                     status = None
                 if status in (TaskResultStatus.READY, TaskResultStatus.RUNNING):
                     continue
-            if not _needed(each):
+            if not periodic_needed(each):
                 continue
             # Not in a transaction: the sweep's check just read committed rows, so it goes to Redis at once.
             self.pending[path] = each.task.enqueue().id
@@ -231,11 +232,3 @@ def _die_with_parent() -> None:
 
     pr_set_pdeathsig = 1
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
-
-
-def _needed(periodic: registry.Periodic) -> bool:
-    try:
-        return periodic.needed()
-    except Exception:
-        logger.exception("periodic check failed", extra={"task": periodic.task.name})
-        return False

@@ -36,7 +36,7 @@ def enqueue_periodic(due: Sequence[registry.Periodic]) -> int:
     """Enqueue each of ``due`` that has work, unless one of its runs is already waiting or running (any worker's)."""
     from apps.background.queues import enqueue
 
-    due = [each for each in due if _needed(each)]
+    due = [each for each in due if periodic_needed(each)]
     if not due:
         return 0
     # A run waiting for a later time (a delayed publication) does not count: the sweep's work is due now.
@@ -49,7 +49,8 @@ def enqueue_periodic(due: Sequence[registry.Periodic]) -> int:
     return len(fresh)
 
 
-def _needed(periodic: registry.Periodic) -> bool:
+def periodic_needed(periodic: registry.Periodic) -> bool:
+    """The periodic task's cheap check; a check that raises is logged and taken as nothing to do."""
     try:
         return periodic.needed()
     except Exception:

@@ -12,12 +12,10 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-import redis
 from django.db import transaction
 from django.test import Client
 from rq.registry import FinishedJobRegistry
@@ -34,7 +32,7 @@ from tests.factories import database_url, make_collection, make_entry, make_user
 from tests.importer.helpers import EXECUTE, analyze
 from tests.importer.wxr_factory import write_wxr
 from tests.metrics import TOKEN, scrape, value
-from tests.processes import ROOT
+from tests.processes import ROOT, redis_or_skip, wait_for
 from tests.webhooks.conftest import Receiver
 
 REDIS_URL = os.environ.get("TEST_RQ_REDIS_URL", "redis://127.0.0.1:6379/7")
@@ -43,25 +41,9 @@ READY = "/_cms/api/health/ready"
 ITEMS = 120
 
 
-def wait_for(check, *, seconds: float = 90, every: float = 0.1):
-    """Poll ``check`` until it answers something true; fail after ``seconds`` (a bound, not a measurement)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if value := check():
-            return value
-        time.sleep(every)
-    raise AssertionError(f"still waiting after {seconds} s")
-
-
 @pytest.fixture
 def rq_redis(settings):
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1)
-    try:
-        client.ping()
-    except redis.ConnectionError:
-        if os.environ.get("CI") == "true":
-            raise
-        pytest.skip("Redis is not reachable (set TEST_RQ_REDIS_URL); CI always runs this")
+    client = redis_or_skip(REDIS_URL, "TEST_RQ_REDIS_URL")
     # This database is the RQ tests' own: what an earlier run left is theirs to clear.
     client.flushdb()
     found = task_settings("rq", QUEUES, REDIS_URL, timeout=600)

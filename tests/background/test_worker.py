@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import signal
 import threading
-import time
 from datetime import timedelta
 from io import StringIO
 from pathlib import Path
@@ -24,7 +23,7 @@ from tests.background.tasks import note
 from tests.factories import make_collection, make_entry
 from tests.importer.helpers import EXECUTE, analyze
 from tests.importer.wxr_factory import write_wxr
-from tests.processes import start_worker
+from tests.processes import start_worker, wait_for
 
 ITEMS = 5000
 
@@ -33,17 +32,6 @@ def run(*args: str) -> str:
     out = StringIO()
     call_command(*args, stdout=out)
     return out.getvalue()
-
-
-def wait_for(check, *, seconds: float = 120, every: float = 0.1):
-    """Poll ``check`` until it answers something true; fail after ``seconds`` (a bound against hanging, not a
-    measurement)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if value := check():
-            return value
-        time.sleep(every)
-    raise AssertionError(f"still waiting after {seconds} s")
 
 
 def test_an_entry_due_during_a_long_import_is_published_while_the_import_goes_on(

@@ -3,22 +3,17 @@
 import os
 
 import pytest
-import redis
 from django.core.cache import caches
 from django.test import override_settings
+
+from tests.processes import redis_or_skip
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
 
 @pytest.fixture
 def redis_cache():
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1)
-    try:
-        client.ping()
-    except redis.ConnectionError:
-        if os.environ.get("CI") == "true":
-            raise
-        pytest.skip("Redis is not reachable (set TEST_REDIS_URL); CI always runs this")
+    client = redis_or_skip(REDIS_URL, "TEST_REDIS_URL")
     # Own keys only: other test processes may share this Redis.
     prefix = f"cms-test-{os.getpid()}"
     config = {
