@@ -208,7 +208,8 @@ def measure(kind: str, mode: str | None, args, work: Path, env: dict) -> Run:
     run = Run(label)
     out = work / f"search-{kind}"
     if args.keep_index:
-        kept = json.loads(manage(env, "shell", "-c", KEPT_INDEX))
+        # The last line: the shell may print notices first.
+        kept = json.loads(manage(env, "shell", "-c", KEPT_INDEX).strip().splitlines()[-1])
         run.engine, run.entries, run.documents = kept["engine"], kept["entries"], kept["documents"]
         print(f"[{label}] measuring the {run.documents} documents already indexed", flush=True)
     else:
