@@ -30,7 +30,7 @@ from pathlib import Path
 import requests
 
 from bench.run import Server
-from bench.stress_tasks import API, _count, _env, _job, _session, _verdict, _worker
+from bench.stress_tasks import API, _count, _job, _kill_env, _session, _verdict, _worker
 from tests.importer.wxr_factory import write_wxr
 
 # The phases that do work, in their order (apps/importer/pipeline/driver.py PHASES, less start and done).
@@ -272,17 +272,8 @@ def _counts(session: requests.Session, url: str, tag: str, started: datetime) ->
 def scenario_kill_import_phases(kind, url, env, token, ids, seconds):
     verdict = _verdict("kill_import_phases", kind)
     tag = f"m{int(time.time())}"
-    # Short leases and heartbeats, so a killed worker's job is taken over within seconds, not minutes; the stress
-    # settings let the workers download from the local file server.
-    env = _env(
-        env,
-        CMS_IMPORT_SYNC_MAX_BYTES="10",
-        CMS_IMPORT_LEASE_SECONDS=str(LEASE_SECONDS),
-        CMS_WORKER_DEAD_SECONDS=str(LEASE_SECONDS),
-        CMS_WORKER_BEAT_SECONDS="1",
-        CMS_IMPORT_BATCH_SIZE="50",
-        DJANGO_SETTINGS_MODULE="bench.stress_settings",
-    )
+    # The stress settings let the workers download from the local file server.
+    env = _kill_env(env, LEASE_SECONDS, DJANGO_SETTINGS_MODULE="bench.stress_settings")
     work = Path(tempfile.mkdtemp(prefix="stress-phases-"))
     files = _Files(tag)
     threading.Thread(target=files.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()

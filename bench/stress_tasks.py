@@ -192,18 +192,24 @@ def scenario_publish_during_import(kind, url, env, token, ids, seconds):
     return verdict
 
 
+def _kill_env(env: dict[str, str], lease_seconds: int = 6, **more: str) -> dict[str, str]:
+    """Short leases and heartbeats, so a killed worker's job is taken over within seconds, not minutes; every import
+    queued (none run in the request) and sliced in small batches."""
+    return _env(
+        env,
+        CMS_IMPORT_SYNC_MAX_BYTES="10",
+        CMS_IMPORT_LEASE_SECONDS=str(lease_seconds),
+        CMS_WORKER_DEAD_SECONDS=str(lease_seconds),
+        CMS_WORKER_BEAT_SECONDS="1",
+        CMS_IMPORT_BATCH_SIZE="50",
+        **more,
+    )
+
+
 def scenario_kill_import_worker(kind, url, env, token, ids, seconds):
     verdict = _verdict("kill_import_worker", kind)
     tag = f"k{int(time.time())}"
-    # Short leases and heartbeats, so a killed worker's job is taken over within seconds, not minutes.
-    env = _env(
-        env,
-        CMS_IMPORT_SYNC_MAX_BYTES="10",
-        CMS_IMPORT_LEASE_SECONDS="6",
-        CMS_WORKER_DEAD_SECONDS="6",
-        CMS_WORKER_BEAT_SECONDS="1",
-        CMS_IMPORT_BATCH_SIZE="50",
-    )
+    env = _kill_env(env)
     work = Path(tempfile.mkdtemp(prefix="stress-tasks-"))
     server = Server("cms_project.wsgi", env)
     session = _session(token)

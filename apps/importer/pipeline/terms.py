@@ -132,17 +132,7 @@ class Terms:
 
     def create(self, terms: list[Term]) -> None:
         """Parents before children, whatever order the file lists them in; a parent the file lacks makes a root."""
-        by_key = {(term.taxonomy, term.slug): term for term in terms}
-        done: set[tuple[str, str]] = set()
-
-        def create(term: Term, trail: tuple = ()) -> None:
-            key = (term.taxonomy, term.slug)
-            if key in done:
-                return
-            done.add(key)
-            parent_key = (term.taxonomy, term.parent) if term.parent else None
-            if parent_key and parent_key in by_key and parent_key not in trail:
-                create(by_key[parent_key], (*trail, key))
+        for term in parents_first(terms):
             term_id = self.term(term.taxonomy, term.slug, term.name, term.parent, term.description)
             if term.source_id is not None:
                 self.state.put(
@@ -151,9 +141,6 @@ class Terms:
                     target_id=term_id,
                     target_type=self.taxonomy(term.taxonomy).name,
                 )
-
-        for term in terms:
-            create(term)
 
     def term(
         self, wp_taxonomy: str, slug: str, name: str = "", parent: str = "", description: str = ""
